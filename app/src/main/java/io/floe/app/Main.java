@@ -1,0 +1,15 @@
+package io.floe.app;
+
+/**
+ * The {@code floe} executable. The only place in Floe that ends the process: commands return an
+ * exit code, and an unrecoverable error in the service ends it with a non-zero one so that
+ * Kubernetes restarts the pod.
+ */
+public final class Main {
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(FloeCommand.commandLine().execute(args));
+  }
+}

@@ -1,0 +1,191 @@
+package io.floe.app;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.floe.app.config.CatalogConfig;
+import io.floe.topology.view.ParsedViewQuery;
+import io.floe.topology.view.ValidatedView;
+import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewPlan;
+import io.floe.topology.view.ViewValidator;
+import io.floe.topology.view.ViewsFile;
+import io.floe.topology.view.ViewsFileException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.apache.iceberg.types.Types;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code floe validate}: checks views files and prints what Floe derives from each query. */
+@Command(
+    name = "validate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Check views files and print, per view, what Floe derives from its query (source, bucket"
+          + " column, granularity, group keys, output columns) or why it is invalid.",
+      "With --config, each query is also checked against its source table's schema in the"
+          + " configured catalogs; without it, only the query's structure is checked.",
+      "Exit code: 0 when every view is valid, 1 otherwise."
+    })
+final class ValidateCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(arity = "1..*", paramLabel = "FILE", description = "Views files (YAML).")
+  List<Path> files;
+
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description =
+          "Floe properties file; its floe.catalog.<name>.* keys give the catalogs that source"
+              + " schemas are read from.")
+  Path config;
+
+  @Option(names = "--json", description = "Print a JSON array, one object per view.")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    List<ViewDefinition> views;
+    try {
+      views = ViewsFile.loadAll(files);
+    } catch (ViewsFileException e) {
+      err.println(e.getMessage());
+      return 1;
+    }
+    List<ValidatedView> results;
+    if (config == null) {
+      results = ViewValidator.validateStructure(views);
+    } else {
+      try (CatalogConfig catalogs = CatalogConfig.from(CatalogConfig.readProperties(config))) {
+        if (catalogs.isEmpty()) {
+          err.println(config + ": no catalog configured (floe.catalog.<name>.type=...)");
+          return 1;
+        }
+        results = ViewValidator.validate(views, catalogs.schemaLookup());
+      } catch (IOException e) {
+        err.println(config + ": cannot read config file: " + e.getMessage());
+        return 1;
+      } catch (IllegalArgumentException e) {
+        err.println(config + ": " + e.getMessage());
+        return 1;
+      }
+    }
+    if (json) {
+      out.println(toJson(results));
+    } else {
+      printText(out, results, config != null);
+    }
+    out.flush();
+    return results.stream().allMatch(ValidatedView::isValid) ? 0 : 1;
+  }
+
+  private static void printText(PrintWriter out, List<ValidatedView> results, boolean withSchemas) {
+    if (!withSchemas) {
+      out.println(
+          "No --config given: checked query structure only; column names and types were not"
+              + " checked against the source tables.");
+      out.println();
+    }
+    for (ValidatedView result : results) {
+      ViewDefinition view = result.definition();
+      out.println(view.name() + ": " + (result.isValid() ? "valid" : "INVALID"));
+      if (!result.isValid()) {
+        out.println("  error        " + result.error().replace("\n", "\n               "));
+      }
+      ParsedViewQuery query = result.query();
+      if (query != null) {
+        out.println("  source       " + query.source());
+        out.println("  target       " + view.target());
+        out.println(
+            "  bucket       date_trunc('"
+                + query.granularity().unit()
+                + "', "
+                + (result.plan() != null ? result.plan().bucketColumn() : query.bucketColumn())
+                + ") AS "
+                + query.bucketOutput()
+                + " in "
+                + view.zone().getId());
+        out.println(
+            "  group keys   "
+                + (query.groupKeys().isEmpty() ? "(none)" : String.join(", ", query.groupKeys())));
+        ViewPlan plan = result.plan();
+        if (plan != null) {
+          out.println(
+              "  columns      "
+                  + plan.outputSchema().columns().stream()
+                      .map(c -> c.name() + " " + c.type())
+                      .collect(Collectors.joining(", ")));
+          out.println("  reads        " + String.join(", ", plan.requiredColumns()));
+        } else {
+          out.println("  columns      " + String.join(", ", query.outputColumns()));
+        }
+        if (!view.targetPartitioning().isEmpty()) {
+          out.println(
+              "  partitioned  "
+                  + view.targetPartitioning().stream()
+                      .map(Object::toString)
+                      .collect(Collectors.joining(", ")));
+        }
+      }
+      out.println();
+    }
+    long invalid = results.stream().filter(r -> !r.isValid()).count();
+    out.println(
+        results.size() + (results.size() == 1 ? " view, " : " views, ") + invalid + " invalid");
+  }
+
+  private static String toJson(List<ValidatedView> results) throws IOException {
+    ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    ArrayNode array = mapper.createArrayNode();
+    for (ValidatedView result : results) {
+      ViewDefinition view = result.definition();
+      ObjectNode node = array.addObject();
+      node.put("name", view.name());
+      node.put("valid", result.isValid());
+      node.put("error", result.error());
+      node.put("checked", result.isSchemaChecked() ? "schema" : "structure");
+      ParsedViewQuery query = result.query();
+      ViewPlan plan = result.plan();
+      node.put("source", query == null ? null : query.source().toString());
+      node.put("target", view.target().toString());
+      node.put(
+          "bucketColumn",
+          plan != null ? plan.bucketColumn() : query == null ? null : query.bucketColumn());
+      node.put("bucketOutput", query == null ? null : query.bucketOutput());
+      node.put("granularity", query == null ? null : query.granularity().unit());
+      node.put("timezone", view.zone().getId());
+      ArrayNode keys = node.putArray("groupKeys");
+      if (query != null) {
+        query.groupKeys().forEach(keys::add);
+      }
+      ArrayNode columns = node.putArray("columns");
+      if (plan != null) {
+        for (Types.NestedField column : plan.outputSchema().columns()) {
+          columns.addObject().put("name", column.name()).put("type", column.type().toString());
+        }
+      } else if (query != null) {
+        for (String column : query.outputColumns()) {
+          columns.addObject().put("name", column).putNull("type");
+        }
+      }
+      ArrayNode reads = node.putArray("sourceColumns");
+      if (plan != null) {
+        plan.requiredColumns().forEach(reads::add);
+      }
+    }
+    return mapper.writeValueAsString(array);
+  }
+}

@@ -1,0 +1,128 @@
+package io.floe.app.config;
+
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewValidator;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+
+/**
+ * The Iceberg catalogs of a Floe configuration: every {@code floe.catalog.<name>.<property>} key
+ * becomes Iceberg catalog property {@code <property>} of catalog {@code <name>}, built through
+ * Iceberg's {@link CatalogUtil} ({@code type} selects jdbc, rest, hadoop, glue, nessie, hive; or
+ * {@code catalog-impl} any class). Catalogs are built when first used.
+ */
+public final class CatalogConfig implements AutoCloseable {
+
+  public static final String PREFIX = "floe.catalog.";
+
+  private final Map<String, Map<String, String>> properties;
+  private final Map<String, Catalog> built = new ConcurrentHashMap<>();
+
+  private CatalogConfig(Map<String, Map<String, String>> properties) {
+    this.properties = properties;
+  }
+
+  /** The catalogs declared in {@code config}. */
+  public static CatalogConfig from(Properties config) {
+    Map<String, Map<String, String>> catalogs = new TreeMap<>();
+    for (String key : config.stringPropertyNames()) {
+      if (!key.startsWith(PREFIX)) {
+        continue;
+      }
+      String rest = key.substring(PREFIX.length());
+      int dot = rest.indexOf('.');
+      if (dot <= 0 || dot == rest.length() - 1) {
+        throw new IllegalArgumentException(
+            "Invalid catalog key '" + key + "': expected " + PREFIX + "<name>.<property>");
+      }
+      catalogs
+          .computeIfAbsent(rest.substring(0, dot), name -> new TreeMap<>())
+          .put(rest.substring(dot + 1), config.getProperty(key));
+    }
+    return new CatalogConfig(catalogs);
+  }
+
+  /** Reads a properties file. */
+  public static Properties readProperties(Path file) throws IOException {
+    Properties properties = new Properties();
+    try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      properties.load(reader);
+    }
+    return properties;
+  }
+
+  /** Names of the configured catalogs. */
+  public Iterable<String> names() {
+    return properties.keySet();
+  }
+
+  public boolean isEmpty() {
+    return properties.isEmpty();
+  }
+
+  /**
+   * The catalog called {@code name}.
+   *
+   * @throws IllegalArgumentException when no such catalog is configured or it cannot be built
+   */
+  public Catalog catalog(String name) {
+    Map<String, String> catalogProperties = properties.get(name);
+    if (catalogProperties == null) {
+      throw new IllegalArgumentException(
+          "unknown catalog '"
+              + name
+              + "' (configured: "
+              + (properties.isEmpty() ? "none" : String.join(", ", properties.keySet()))
+              + ")");
+    }
+    return built.computeIfAbsent(name, n -> build(n, catalogProperties));
+  }
+
+  private static Catalog build(String name, Map<String, String> catalogProperties) {
+    try {
+      return CatalogUtil.buildIcebergCatalog(name, catalogProperties, new Configuration());
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "cannot build catalog '" + name + "': " + e.getMessage(), e);
+    }
+  }
+
+  /** Source schemas read from these catalogs, for view validation. */
+  public ViewValidator.SchemaLookup schemaLookup() {
+    return table -> schemaOf(table);
+  }
+
+  private Optional<Schema> schemaOf(TableName table) {
+    Catalog catalog = catalog(table.catalog());
+    try {
+      return Optional.of(catalog.loadTable(table.identifier()).schema());
+    } catch (NoSuchTableException e) {
+      return Optional.empty();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "cannot load source table " + table + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (Catalog catalog : built.values()) {
+      if (catalog instanceof AutoCloseable closeable) {
+        closeable.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,215 @@
+package io.floe.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code floe validate} as a user runs it, against a real JDBC catalog on SQLite. */
+class ValidateCommandTest {
+
+  @TempDir Path dir;
+  private Path config;
+
+  private static final String VIEWS =
+      """
+      views:
+        - name: ohlcv_1m
+          query: |
+            SELECT symbol, date_trunc('minute', ts) AS minute_ts,
+                   min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
+                   max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
+            FROM lake.market.trades
+            GROUP BY symbol, date_trunc('minute', ts)
+          target: lake.analytics.ohlcv_1m
+        - name: ohlcv_1h
+          query: |
+            SELECT symbol, date_trunc('hour', minute_ts) AS hour_ts, max(high) AS high,
+                   sum(volume) AS volume
+            FROM lake.analytics.ohlcv_1m
+            GROUP BY 1, 2
+          target: lake.analytics.ohlcv_1h
+      """;
+
+  @BeforeEach
+  void createCatalog() throws Exception {
+    String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
+    String warehouse = dir.resolve("warehouse").toUri().toString();
+    config = dir.resolve("floe.properties");
+    Files.writeString(
+        config,
+        "floe.catalog.lake.type=jdbc\n"
+            + "floe.catalog.lake.uri="
+            + uri
+            + "\nfloe.catalog.lake.warehouse="
+            + warehouse
+            + "\n");
+    Catalog catalog =
+        CatalogUtil.buildIcebergCatalog(
+            "lake",
+            Map.of("type", "jdbc", "uri", uri, "warehouse", warehouse),
+            new Configuration());
+    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("market"));
+    catalog.createTable(
+        TableIdentifier.of("market", "trades"),
+        new Schema(
+            Types.NestedField.required(1, "symbol", Types.StringType.get()),
+            Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
+            Types.NestedField.optional(3, "price", Types.DoubleType.get()),
+            Types.NestedField.optional(4, "quantity", Types.LongType.get())),
+        PartitionSpec.unpartitioned());
+    ((AutoCloseable) catalog).close();
+  }
+
+  private record Run(int exitCode, String out, String err) {}
+
+  private Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = FloeCommand.commandLine();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    int code = cli.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private Path views(String yaml) throws Exception {
+    return Files.writeString(dir.resolve("views-" + System.nanoTime() + ".yaml"), yaml);
+  }
+
+  @Test
+  void shouldPrintTheDerivedPlanOfEachViewAgainstTheCatalog() throws Exception {
+    Run run = run("validate", "--config", config.toString(), views(VIEWS).toString());
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out())
+        .contains("ohlcv_1m: valid")
+        .contains("bucket       date_trunc('minute', ts) AS minute_ts in UTC")
+        .contains("group keys   symbol")
+        .contains("columns      symbol string, minute_ts timestamptz, open double")
+        .contains("reads        symbol, ts, price, quantity")
+        .contains("ohlcv_1h: valid")
+        .contains("2 views, 0 invalid");
+  }
+
+  @Test
+  void shouldPrintJsonWithTypes() throws Exception {
+    Run run = run("validate", "--json", "--config", config.toString(), views(VIEWS).toString());
+
+    assertThat(run.exitCode()).isZero();
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    JsonNode first = json.get(0);
+    assertThat(first.get("name").asText()).isEqualTo("ohlcv_1m");
+    assertThat(first.get("valid").asBoolean()).isTrue();
+    assertThat(first.get("error").isNull()).isTrue();
+    assertThat(first.get("source").asText()).isEqualTo("lake.market.trades");
+    assertThat(first.get("bucketColumn").asText()).isEqualTo("ts");
+    assertThat(first.get("granularity").asText()).isEqualTo("minute");
+    assertThat(first.get("timezone").asText()).isEqualTo("UTC");
+    assertThat(first.get("groupKeys").get(0).asText()).isEqualTo("symbol");
+    assertThat(first.get("columns").get(1).get("name").asText()).isEqualTo("minute_ts");
+    assertThat(first.get("columns").get(1).get("type").asText()).isEqualTo("timestamptz");
+    assertThat(json.get(1).get("bucketColumn").asText()).isEqualTo("minute_ts");
+  }
+
+  @Test
+  void shouldExitOneAndNameTheUnknownColumn() throws Exception {
+    Path file =
+        views(
+            """
+            views:
+              - name: broken
+                query: |
+                  SELECT symbol, date_trunc('day', ts) AS day_ts,
+                         sum(qty) AS volume
+                  FROM lake.market.trades GROUP BY 1, 2
+                target: lake.analytics.broken
+            """);
+
+    Run run = run("validate", "--config", config.toString(), file.toString());
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("broken: INVALID")
+        .contains("Invalid view query at line 2, column 12: unknown column: qty");
+  }
+
+  @Test
+  void shouldCheckStructureOnlyWithoutConfigAndSaySo() throws Exception {
+    Run run = run("validate", "--json", views(VIEWS).toString());
+
+    assertThat(run.exitCode()).isZero();
+    JsonNode first = new ObjectMapper().readTree(run.out()).get(0);
+    assertThat(first.get("checked").asText()).isEqualTo("structure");
+    assertThat(first.get("columns").get(0).get("type").isNull()).isTrue();
+    assertThat(run("validate", views(VIEWS).toString()).out())
+        .startsWith("No --config given: checked query structure only");
+  }
+
+  @Test
+  void shouldReportAnUnknownCatalogAsAnInvalidView() throws Exception {
+    Path file =
+        views(
+            """
+            views:
+              - name: elsewhere
+                query: SELECT date_trunc('day', ts) AS d, count(*) AS n FROM warehouse.m.t GROUP BY 1
+                target: lake.analytics.elsewhere
+            """);
+
+    Run run = run("validate", "--config", config.toString(), file.toString());
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out()).contains("unknown catalog 'warehouse' (configured: lake)");
+  }
+
+  @Test
+  void shouldExitOneWithoutAStackTraceOnAMalformedFile() throws Exception {
+    Path file = views("views:\n  - name: v\n    query: [oops\n");
+
+    Run run = run("validate", file.toString());
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).startsWith(file + ":4:1: malformed YAML").doesNotContain("Exception");
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void shouldExitOneOnAMissingConfigFile() throws Exception {
+    Run run =
+        run(
+            "validate",
+            "--config",
+            dir.resolve("nope.properties").toString(),
+            views(VIEWS).toString());
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).contains("nope.properties: cannot read config file");
+  }
+
+  @Test
+  void shouldShowUsageWhenNoFileIsGiven() {
+    Run run = run("validate");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("Missing required parameter: 'FILE'");
+  }
+}

@@ -1,0 +1,22 @@
+package io.floe.schemas;
+
+/** The serdes of Floe's topic values, one per record type. */
+public final class FloeSerdes {
+
+  private FloeSerdes() {}
+
+  /** Values of {@code floe.commits}. */
+  public static AvroSerde<TableCommitted> tableCommitted() {
+    return AvroSerde.of(TableCommitted.class);
+  }
+
+  /** Values of {@code floe.snapshots}. */
+  public static AvroSerde<SnapshotEvent> snapshotEvent() {
+    return AvroSerde.of(SnapshotEvent.class);
+  }
+
+  /** Values of {@code floe.refreshes}. */
+  public static AvroSerde<RefreshEvent> refreshEvent() {
+    return AvroSerde.of(RefreshEvent.class);
+  }
+}

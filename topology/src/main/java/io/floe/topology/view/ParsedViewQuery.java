@@ -1,0 +1,34 @@
+package io.floe.topology.view;
+
+import java.util.List;
+
+/**
+ * What Floe derives from a view query's structure alone, before it is checked against the source
+ * table's schema.
+ *
+ * @param sql the query text
+ * @param source the one source table
+ * @param bucketColumn the source column inside {@code date_trunc}, as written
+ * @param granularity the {@code date_trunc} unit
+ * @param bucketOutput the output column holding the bucket
+ * @param outputColumns every output column, in order
+ * @param groupKeys the output columns that are GROUP BY keys besides the bucket, in GROUP BY order
+ * @param bucketLine line of the bucket column reference in the query, for later errors
+ * @param bucketColumnPosition column of the bucket column reference in the query
+ */
+public record ParsedViewQuery(
+    String sql,
+    TableName source,
+    String bucketColumn,
+    Granularity granularity,
+    String bucketOutput,
+    List<String> outputColumns,
+    List<String> groupKeys,
+    int bucketLine,
+    int bucketColumnPosition) {
+
+  public ParsedViewQuery {
+    outputColumns = List.copyOf(outputColumns);
+    groupKeys = List.copyOf(groupKeys);
+  }
+}

@@ -1,0 +1,322 @@
+package io.floe.topology.view;
+
+import java.math.BigDecimal;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.config.CalciteConnectionConfigImpl;
+import org.apache.calcite.config.CalciteConnectionProperty;
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.jdbc.JavaTypeFactoryImpl;
+import org.apache.calcite.prepare.CalciteCatalogReader;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.runtime.CalciteContextException;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.impl.AbstractSchema;
+import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlFunctionCategory;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNumericLiteral;
+import org.apache.calcite.sql.SqlOperator;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlSyntax;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
+import org.apache.calcite.sql.validate.SqlNameMatchers;
+import org.apache.calcite.sql.validate.SqlValidator;
+import org.apache.calcite.sql.validate.SqlValidatorUtil;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Checks a structurally valid view query against its source table's Iceberg schema with Calcite's
+ * validator (unknown columns and functions, argument types, grouping), and derives the target
+ * schema and the columns a refresh reads.
+ */
+public final class ViewQueryBinder {
+
+  private static final Pattern UNKNOWN_COLUMN = Pattern.compile("Column '([^']+)' not found.*");
+  private static final Pattern NO_MATCH =
+      Pattern.compile("No match found for function signature ([^(]+)\\(.*");
+
+  private ViewQueryBinder() {}
+
+  /**
+   * Binds {@code query} to the schema of its source table.
+   *
+   * @param zone the view's time zone for bucket boundaries
+   * @throws InvalidViewException naming the rule the query breaks and where
+   */
+  public static ViewPlan bind(ParsedViewQuery query, Schema sourceSchema, ZoneId zone)
+      throws InvalidViewException {
+    Types.NestedField bucketField = sourceSchema.caseInsensitiveFindField(query.bucketColumn());
+    Bucketing bucketing = bucketing(query, bucketField, zone);
+    SqlSelect select = ViewQueryParser.parseSelect(query.sql());
+    useFloeDateTrunc(select);
+    RelDataTypeFactory types = new JavaTypeFactoryImpl(FloeTypeSystem.INSTANCE);
+    SqlValidator validator = validator(query.source(), sourceSchema, types);
+    RelDataType outputRow = validate(validator, select);
+    rejectNonDeterministic(select);
+    checkPercentages(select);
+    Schema outputSchema = outputSchema(query, select, outputRow, bucketing);
+    return new ViewPlan(
+        query, bucketField.name(), bucketing, outputSchema, requiredColumns(select, sourceSchema));
+  }
+
+  /** The parser builds BigQuery's DATE_TRUNC(date, unit); views use Trino's argument order. */
+  private static void useFloeDateTrunc(SqlNode node) {
+    node.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlCall call) {
+            if (ViewQueryParser.isDateTrunc(call) && call instanceof SqlBasicCall basic) {
+              basic.setOperator(TrinoOperatorTable.DATE_TRUNC);
+            }
+            return super.visit(call);
+          }
+        });
+  }
+
+  private static SqlValidator validator(
+      TableName source, Schema sourceSchema, RelDataTypeFactory types) {
+    CalciteSchema root = CalciteSchema.createRootSchema(false, false);
+    SchemaPlus level = root.plus();
+    level = level.add(source.catalog(), new AbstractSchema());
+    for (String namespace : source.namespace()) {
+      level = level.add(namespace, new AbstractSchema());
+    }
+    level.add(
+        source.table(),
+        new AbstractTable() {
+          @Override
+          public RelDataType getRowType(RelDataTypeFactory factory) {
+            return CalciteTypes.rowType(sourceSchema, factory);
+          }
+        });
+    Properties properties = new Properties();
+    properties.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
+    CalciteCatalogReader catalog =
+        new CalciteCatalogReader(
+            root, List.of(), types, new CalciteConnectionConfigImpl(properties));
+    return SqlValidatorUtil.newValidator(
+        TrinoOperatorTable.instance(),
+        catalog,
+        types,
+        SqlValidator.Config.DEFAULT
+            .withConformance(TrinoConformance.INSTANCE)
+            .withTypeCoercionFactory(TrinoTypeCoercion::new)
+            .withIdentifierExpansion(true));
+  }
+
+  private static RelDataType validate(SqlValidator validator, SqlSelect select)
+      throws InvalidViewException {
+    try {
+      SqlNode validated = validator.validate(select);
+      return validator.getValidatedNodeType(validated);
+    } catch (CalciteContextException e) {
+      throw classify(e);
+    } catch (RuntimeException e) {
+      throw new InvalidViewException(ViewRule.INVALID_QUERY, 0, 0, e.getMessage());
+    }
+  }
+
+  private static InvalidViewException classify(CalciteContextException e) {
+    String message = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
+    int line = e.getPosLine();
+    int column = e.getPosColumn();
+    Matcher unknownColumn = UNKNOWN_COLUMN.matcher(message);
+    if (unknownColumn.matches()) {
+      return new InvalidViewException(
+          ViewRule.UNKNOWN_COLUMN, line, column, unknownColumn.group(1));
+    }
+    Matcher noMatch = NO_MATCH.matcher(message);
+    if (noMatch.matches()) {
+      String name = noMatch.group(1).trim();
+      ViewRule rule = isKnownFunction(name) ? ViewRule.INVALID_ARGUMENT : ViewRule.UNKNOWN_FUNCTION;
+      String detail =
+          rule == ViewRule.UNKNOWN_FUNCTION
+              ? name.toLowerCase(Locale.ROOT)
+              : message.substring("No match found for function signature ".length());
+      return new InvalidViewException(rule, line, column, detail);
+    }
+    if (message.startsWith("Cannot apply")) {
+      return new InvalidViewException(ViewRule.INVALID_ARGUMENT, line, column, message);
+    }
+    return new InvalidViewException(ViewRule.INVALID_QUERY, line, column, message);
+  }
+
+  private static boolean isKnownFunction(String name) {
+    List<SqlOperator> found = new ArrayList<>();
+    TrinoOperatorTable.instance()
+        .lookupOperatorOverloads(
+            new SqlIdentifier(name, org.apache.calcite.sql.parser.SqlParserPos.ZERO),
+            (SqlFunctionCategory) null,
+            SqlSyntax.FUNCTION,
+            found,
+            SqlNameMatchers.withCaseSensitive(false));
+    return !found.isEmpty();
+  }
+
+  private static void rejectNonDeterministic(SqlSelect select) throws InvalidViewException {
+    List<SqlCall> offenders = new ArrayList<>();
+    select.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlCall call) {
+            SqlOperator operator = call.getOperator();
+            if (!operator.isDeterministic() || operator.isDynamicFunction()) {
+              offenders.add(call);
+            }
+            return super.visit(call);
+          }
+        });
+    if (!offenders.isEmpty()) {
+      SqlCall first = offenders.get(0);
+      throw ViewQueryParser.invalid(
+          ViewRule.NON_DETERMINISTIC,
+          first,
+          first.getOperator().getName().toLowerCase(Locale.ROOT));
+    }
+  }
+
+  /** approx_percentile needs a constant percentage in [0, 1], as in Trino. */
+  private static void checkPercentages(SqlSelect select) throws InvalidViewException {
+    List<SqlCall> calls = new ArrayList<>();
+    select.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlCall call) {
+            if (call.getOperator() == TrinoOperatorTable.APPROX_PERCENTILE) {
+              calls.add(call);
+            }
+            return super.visit(call);
+          }
+        });
+    for (SqlCall call : calls) {
+      SqlNode percentage = call.operand(call.operandCount() - 1);
+      BigDecimal value =
+          percentage instanceof SqlNumericLiteral literal
+              ? literal.getValueAs(BigDecimal.class)
+              : null;
+      if (value == null || value.signum() < 0 || value.compareTo(BigDecimal.ONE) > 0) {
+        throw ViewQueryParser.invalid(
+            ViewRule.INVALID_ARGUMENT,
+            percentage,
+            "approx_percentile needs a constant percentage between 0 and 1, got " + percentage);
+      }
+    }
+  }
+
+  private static Bucketing bucketing(
+      ParsedViewQuery query, Types.NestedField bucketField, ZoneId zone)
+      throws InvalidViewException {
+    if (bucketField == null) {
+      throw new InvalidViewException(
+          ViewRule.UNKNOWN_COLUMN,
+          query.bucketLine(),
+          query.bucketColumnPosition(),
+          query.bucketColumn());
+    }
+    BucketColumnType type =
+        BucketColumnType.of(bucketField.type())
+            .orElseThrow(
+                () ->
+                    new InvalidViewException(
+                        ViewRule.BUCKET_COLUMN_TYPE,
+                        query.bucketLine(),
+                        query.bucketColumnPosition(),
+                        bucketField.name() + " is " + bucketField.type()));
+    if (type.isDate() && query.granularity().isTimeOfDay()) {
+      throw new InvalidViewException(
+          ViewRule.BUCKET_COLUMN_TYPE,
+          query.bucketLine(),
+          query.bucketColumnPosition(),
+          query.granularity().unit()
+              + " buckets need a timestamp column; "
+              + bucketField.name()
+              + " is a date");
+    }
+    return Bucketing.of(query.granularity(), type, zone);
+  }
+
+  private static Schema outputSchema(
+      ParsedViewQuery query, SqlSelect select, RelDataType outputRow, Bucketing bucketing)
+      throws InvalidViewException {
+    List<Types.NestedField> columns = new ArrayList<>();
+    List<RelDataTypeField> fields = outputRow.getFieldList();
+    for (int i = 0; i < fields.size(); i++) {
+      String name = query.outputColumns().get(i);
+      RelDataType sqlType = fields.get(i).getType();
+      SqlNode item = select.getSelectList().get(i);
+      Type type =
+          name.equals(query.bucketOutput())
+              ? bucketOutputType(bucketing.columnType())
+              : CalciteTypes.toIceberg(sqlType)
+                  .orElseThrow(
+                      () ->
+                          ViewQueryParser.invalid(
+                              ViewRule.UNSUPPORTED_TYPE,
+                              item,
+                              name + " has type " + sqlType.getFullTypeString()));
+      // Every target column is optional: nulls in group keys and the null bucket are legal.
+      columns.add(Types.NestedField.optional(i + 1, name, type));
+    }
+    return new Schema(columns);
+  }
+
+  /**
+   * Buckets are whole minutes or longer, so a nanosecond source column needs no more than
+   * microseconds in the target, which keeps target tables at format version 2.
+   */
+  private static Type bucketOutputType(BucketColumnType columnType) {
+    return switch (columnType) {
+      case DATE -> Types.DateType.get();
+      case TIMESTAMP, TIMESTAMP_NS -> Types.TimestampType.withoutZone();
+      case TIMESTAMPTZ, TIMESTAMPTZ_NS -> Types.TimestampType.withZone();
+    };
+  }
+
+  /** Source columns referenced anywhere in the query, in source schema order. */
+  private static List<String> requiredColumns(SqlSelect select, Schema sourceSchema) {
+    Set<String> referenced = new LinkedHashSet<>();
+    select.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlIdentifier id) {
+            if (!id.isStar()) {
+              referenced.add(id.names.get(id.names.size() - 1).toLowerCase(Locale.ROOT));
+            }
+            return null;
+          }
+
+          @Override
+          public Void visit(SqlCall call) {
+            if (call.getKind() == SqlKind.AS) {
+              // The alias is a name, not a column reference.
+              call.operand(0).accept(this);
+              return null;
+            }
+            return super.visit(call);
+          }
+        });
+    List<String> required = new ArrayList<>();
+    for (Types.NestedField column : sourceSchema.columns()) {
+      if (referenced.contains(column.name().toLowerCase(Locale.ROOT))) {
+        required.add(column.name());
+      }
+    }
+    return required;
+  }
+}

@@ -1,0 +1,528 @@
+package io.floe.topology.view;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.calcite.avatica.util.Casing;
+import org.apache.calcite.avatica.util.Quoting;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlCharStringLiteral;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlJoin;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlNumericLiteral;
+import org.apache.calcite.sql.SqlOrderBy;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.parser.babel.SqlBabelParserImpl;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
+import org.apache.calcite.sql.validate.SqlConformanceEnum;
+import org.apache.calcite.util.Litmus;
+
+/**
+ * Parses a view query (Trino's dialect, through Calcite's Babel parser) and checks the rules that
+ * depend only on its structure: one source table, no joins, CTEs, subqueries, set operations,
+ * ordering, limits or window functions, and exactly one {@code date_trunc} bucket that is both a
+ * GROUP BY key and an output column. Type checks against the source schema follow in {@link
+ * ViewQueryBinder}.
+ */
+public final class ViewQueryParser {
+
+  /** Trino's lexical rules: double-quoted identifiers, matched case-insensitively. */
+  static final SqlParser.Config PARSER_CONFIG =
+      SqlParser.config()
+          .withParserFactory(SqlBabelParserImpl.FACTORY)
+          .withConformance(SqlConformanceEnum.BABEL)
+          .withQuoting(Quoting.DOUBLE_QUOTE)
+          .withUnquotedCasing(Casing.UNCHANGED)
+          .withQuotedCasing(Casing.UNCHANGED)
+          .withCaseSensitive(false);
+
+  /**
+   * Functions whose result changes from one evaluation to the next; a recompute could then never
+   * reproduce the view. Checked by name because most of them are not Calcite functions at all.
+   */
+  private static final Set<String> NON_DETERMINISTIC =
+      Set.of(
+          "now",
+          "rand",
+          "random",
+          "uuid",
+          "shuffle",
+          "current_timestamp",
+          "current_date",
+          "current_time",
+          "current_timezone",
+          "localtime",
+          "localtimestamp");
+
+  private ViewQueryParser() {}
+
+  /**
+   * Parses and structurally checks a view query.
+   *
+   * @throws InvalidViewException naming the first rule the query breaks and where
+   */
+  public static ParsedViewQuery parse(String sql) throws InvalidViewException {
+    SqlSelect select = parseSelect(sql);
+    TableName source = sourceOf(select);
+    rejectNestedQueriesAndWindows(select);
+    Map<String, SqlNode> outputs = outputColumns(select);
+    List<DateTrunc> buckets = dateTruncCalls(select);
+    DateTrunc bucket = groupedBucket(select, outputs, buckets);
+    String bucketOutput = bucketOutput(outputs, bucket);
+    List<String> groupKeys = groupKeys(select, outputs, bucketOutput);
+    SqlParserPos at = bucket.column().getParserPosition();
+    return new ParsedViewQuery(
+        sql,
+        source,
+        bucket.column().names.get(bucket.column().names.size() - 1),
+        bucket.granularity(),
+        bucketOutput,
+        List.copyOf(outputs.keySet()),
+        groupKeys,
+        at.getLineNum(),
+        at.getColumnNum());
+  }
+
+  /** Parses the query text into its single SELECT, rejecting every other statement shape. */
+  static SqlSelect parseSelect(String sql) throws InvalidViewException {
+    SqlNode node;
+    try {
+      node = SqlParser.create(sql, PARSER_CONFIG).parseQuery();
+    } catch (SqlParseException e) {
+      SqlParserPos pos = e.getPos();
+      throw new InvalidViewException(
+          ViewRule.SYNTAX,
+          pos == null ? 0 : pos.getLineNum(),
+          pos == null ? 0 : pos.getColumnNum(),
+          firstSentence(e.getMessage()));
+    }
+    if (node instanceof SqlOrderBy orderBy) {
+      rejectOrderingAndLimits(orderBy.orderList, orderBy.fetch, orderBy.offset);
+      node = orderBy.query;
+    }
+    if (node.getKind() == SqlKind.WITH) {
+      throw invalid(ViewRule.CTE, node, null);
+    }
+    if (node.getKind().belongsTo(SqlKind.SET_QUERY)) {
+      throw invalid(ViewRule.SET_OPERATION, node, node.getKind().sql);
+    }
+    if (!(node instanceof SqlSelect select)) {
+      throw invalid(ViewRule.NOT_A_QUERY, node, node.getKind().sql);
+    }
+    rejectOrderingAndLimits(select.getOrderList(), select.getFetch(), select.getOffset());
+    return select;
+  }
+
+  private static void rejectOrderingAndLimits(SqlNodeList orderList, SqlNode fetch, SqlNode offset)
+      throws InvalidViewException {
+    if (orderList != null && !orderList.isEmpty()) {
+      throw invalid(ViewRule.ORDER_BY, orderList.get(0), null);
+    }
+    if (fetch != null) {
+      throw invalid(ViewRule.LIMIT, fetch, null);
+    }
+    if (offset != null) {
+      throw invalid(ViewRule.OFFSET, offset, null);
+    }
+  }
+
+  private static TableName sourceOf(SqlSelect select) throws InvalidViewException {
+    SqlNode from = select.getFrom();
+    if (from == null) {
+      throw invalid(ViewRule.SOURCE_TABLE, select, "the query has no FROM clause");
+    }
+    if (from.getKind() == SqlKind.AS) {
+      from = ((SqlCall) from).operand(0);
+    }
+    if (from instanceof SqlJoin) {
+      throw invalid(ViewRule.JOIN, from, null);
+    }
+    if (from.getKind() == SqlKind.WITH) {
+      throw invalid(ViewRule.CTE, from, null);
+    }
+    if (from.getKind() == SqlKind.SELECT
+        || from.getKind() == SqlKind.ORDER_BY
+        || from.getKind().belongsTo(SqlKind.SET_QUERY)) {
+      throw invalid(ViewRule.SUBQUERY, from, "in FROM");
+    }
+    if (!(from instanceof SqlIdentifier table)) {
+      throw invalid(ViewRule.SOURCE_TABLE, from, from.toString());
+    }
+    if (table.names.size() < 3) {
+      throw invalid(
+          ViewRule.SOURCE_TABLE,
+          from,
+          "'" + String.join(".", table.names) + "' must be qualified as catalog.namespace.table");
+    }
+    return TableName.of(table.names);
+  }
+
+  private static void rejectNestedQueriesAndWindows(SqlSelect select) throws InvalidViewException {
+    if (select.getWindowList() != null && !select.getWindowList().isEmpty()) {
+      throw invalid(ViewRule.WINDOW_FUNCTION, select.getWindowList().get(0), null);
+    }
+    List<SqlNode> clauses = new ArrayList<>();
+    clauses.add(select.getSelectList());
+    clauses.add(select.getWhere());
+    clauses.add(select.getGroup());
+    clauses.add(select.getHaving());
+    NestedQueryFinder finder = new NestedQueryFinder();
+    for (SqlNode clause : clauses) {
+      if (clause != null) {
+        clause.accept(finder);
+      }
+      if (finder.found != null) {
+        throw finder.found;
+      }
+    }
+  }
+
+  /** Output column names in order, each mapped to its expression (alias removed). */
+  private static Map<String, SqlNode> outputColumns(SqlSelect select) throws InvalidViewException {
+    Map<String, SqlNode> outputs = new LinkedHashMap<>();
+    Set<String> seen = new HashSet<>();
+    for (SqlNode item : select.getSelectList()) {
+      String name;
+      SqlNode expression;
+      if (item.getKind() == SqlKind.AS) {
+        SqlCall as = (SqlCall) item;
+        expression = as.operand(0);
+        name = ((SqlIdentifier) as.operand(1)).getSimple();
+      } else if (item instanceof SqlIdentifier identifier) {
+        if (identifier.isStar()) {
+          throw invalid(ViewRule.SELECT_STAR, item, null);
+        }
+        expression = item;
+        name = identifier.names.get(identifier.names.size() - 1);
+      } else {
+        throw invalid(ViewRule.UNALIASED_COLUMN, item, item.toString());
+      }
+      if (!seen.add(name.toLowerCase(Locale.ROOT))) {
+        throw invalid(ViewRule.DUPLICATE_COLUMN, item, name);
+      }
+      outputs.put(name, expression);
+    }
+    return outputs;
+  }
+
+  /** A {@code date_trunc(unit, column)} call of the query, with the clause it appears in. */
+  private record DateTrunc(
+      SqlCall call, Granularity granularity, SqlIdentifier column, boolean inWhere) {
+
+    boolean sameBucketAs(DateTrunc other) {
+      return granularity == other.granularity
+          && lastName(column).equalsIgnoreCase(lastName(other.column));
+    }
+  }
+
+  private static List<DateTrunc> dateTruncCalls(SqlSelect select) throws InvalidViewException {
+    List<DateTrunc> found = new ArrayList<>();
+    collectDateTrunc(select.getSelectList(), false, found);
+    collectDateTrunc(select.getGroup(), false, found);
+    collectDateTrunc(select.getHaving(), false, found);
+    collectDateTrunc(select.getWhere(), true, found);
+    for (DateTrunc other : found) {
+      if (!other.sameBucketAs(found.get(0))) {
+        throw invalid(
+            ViewRule.MULTIPLE_GRANULARITIES,
+            other.call(),
+            "date_trunc('"
+                + found.get(0).granularity().unit()
+                + "', "
+                + lastName(found.get(0).column())
+                + ") and date_trunc('"
+                + other.granularity().unit()
+                + "', "
+                + lastName(other.column())
+                + ")");
+      }
+    }
+    return found;
+  }
+
+  private static void collectDateTrunc(SqlNode clause, boolean inWhere, List<DateTrunc> out)
+      throws InvalidViewException {
+    if (clause == null) {
+      return;
+    }
+    List<SqlCall> calls = new ArrayList<>();
+    clause.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlCall call) {
+            if (isDateTrunc(call)) {
+              calls.add(call);
+            }
+            return super.visit(call);
+          }
+        });
+    for (SqlCall call : calls) {
+      out.add(describeDateTrunc(call, inWhere));
+    }
+  }
+
+  static boolean isDateTrunc(SqlNode node) {
+    return node instanceof SqlCall call
+        && call.getOperator().getName().equalsIgnoreCase("DATE_TRUNC");
+  }
+
+  private static DateTrunc describeDateTrunc(SqlCall call, boolean inWhere)
+      throws InvalidViewException {
+    if (call.operandCount() != 2) {
+      throw invalid(
+          ViewRule.INVALID_ARGUMENT,
+          call,
+          "date_trunc takes a unit and a column: date_trunc('hour', ts)");
+    }
+    SqlNode unit = call.operand(0);
+    if (!(unit instanceof SqlCharStringLiteral literal)) {
+      throw invalid(
+          ViewRule.UNSUPPORTED_GRANULARITY,
+          unit,
+          "the unit must be a string literal, one of " + Granularity.supportedUnits());
+    }
+    String unitName = literal.getValueAs(String.class);
+    Optional<Granularity> granularity = Granularity.fromUnit(unitName);
+    if (granularity.isEmpty()) {
+      throw invalid(
+          ViewRule.UNSUPPORTED_GRANULARITY,
+          unit,
+          "'" + unitName + "'; supported: " + Granularity.supportedUnits());
+    }
+    SqlNode column = call.operand(1);
+    if (!(column instanceof SqlIdentifier identifier) || identifier.isStar()) {
+      throw invalid(ViewRule.BUCKET_ARGUMENT, column, column.toString());
+    }
+    return new DateTrunc(call, granularity.get(), identifier, inWhere);
+  }
+
+  /**
+   * The bucket: the GROUP BY key that is a {@code date_trunc} call, directly, by position or by
+   * output name.
+   */
+  private static DateTrunc groupedBucket(
+      SqlSelect select, Map<String, SqlNode> outputs, List<DateTrunc> buckets)
+      throws InvalidViewException {
+    SqlNodeList group = select.getGroup();
+    boolean onlyInWhere = !buckets.isEmpty() && buckets.stream().allMatch(DateTrunc::inWhere);
+    if (group == null || group.isEmpty()) {
+      if (onlyInWhere) {
+        throw invalid(ViewRule.BUCKET_ONLY_IN_WHERE, buckets.get(0).call(), null);
+      }
+      throw invalid(ViewRule.NO_GROUP_BY, select, null);
+    }
+    for (SqlNode key : group) {
+      if (key.getKind() == SqlKind.ROLLUP
+          || key.getKind() == SqlKind.CUBE
+          || key.getKind() == SqlKind.GROUPING_SETS) {
+        throw invalid(ViewRule.GROUPING_SETS, key, null);
+      }
+    }
+    // Select items that wrap date_trunc can never be the bucket: reject them wherever they are.
+    for (SqlNode expression : outputs.values()) {
+      rejectWrappedDateTrunc(expression);
+    }
+    DateTrunc bucket = null;
+    for (SqlNode key : group) {
+      SqlNode expression = resolveGroupKey(key, outputs);
+      rejectWrappedDateTrunc(expression);
+      if (isDateTrunc(expression) && bucket == null) {
+        bucket = describeDateTrunc((SqlCall) expression, false);
+      }
+    }
+    if (bucket == null) {
+      if (onlyInWhere) {
+        throw invalid(ViewRule.BUCKET_ONLY_IN_WHERE, buckets.get(0).call(), null);
+      }
+      throw invalid(ViewRule.NO_BUCKET, group.get(0), "add date_trunc('<unit>', <column>)");
+    }
+    return bucket;
+  }
+
+  /** The expression a GROUP BY key stands for: an ordinal or an output name is resolved. */
+  private static SqlNode resolveGroupKey(SqlNode key, Map<String, SqlNode> outputs)
+      throws InvalidViewException {
+    if (key instanceof SqlNumericLiteral ordinal && ordinal.isInteger()) {
+      int position = ordinal.intValue(true);
+      if (position < 1 || position > outputs.size()) {
+        throw invalid(
+            ViewRule.INVALID_QUERY,
+            key,
+            "GROUP BY position " + position + " is not in the select list");
+      }
+      return new ArrayList<>(outputs.values()).get(position - 1);
+    }
+    if (key instanceof SqlIdentifier identifier && identifier.isSimple()) {
+      for (Map.Entry<String, SqlNode> output : outputs.entrySet()) {
+        // An output alias counts only when it does not merely repeat a column of the same name.
+        if (output.getKey().equalsIgnoreCase(identifier.getSimple())
+            && !(output.getValue() instanceof SqlIdentifier)) {
+          return output.getValue();
+        }
+      }
+    }
+    return key;
+  }
+
+  private static void rejectWrappedDateTrunc(SqlNode expression) throws InvalidViewException {
+    if (isDateTrunc(expression) || !(expression instanceof SqlCall)) {
+      return;
+    }
+    List<SqlCall> wrapped = new ArrayList<>();
+    expression.accept(
+        new SqlBasicVisitor<Void>() {
+          @Override
+          public Void visit(SqlCall call) {
+            if (isDateTrunc(call)) {
+              wrapped.add(call);
+              return null;
+            }
+            if (call.getOperator().isAggregator()
+                || KNOWN_AGGREGATES.contains(
+                    call.getOperator().getName().toLowerCase(Locale.ROOT))) {
+              // Inside an aggregate, date_trunc is an argument, not the bucket.
+              return null;
+            }
+            return super.visit(call);
+          }
+        });
+    if (!wrapped.isEmpty()) {
+      throw invalid(ViewRule.WRAPPED_BUCKET, expression, expression.toString());
+    }
+  }
+
+  /** Aggregate names as the parser leaves them, unresolved: see {@link TrinoOperatorTable}. */
+  private static final Set<String> KNOWN_AGGREGATES =
+      Set.of(
+          "count",
+          "sum",
+          "avg",
+          "min",
+          "max",
+          "min_by",
+          "max_by",
+          "count_if",
+          "bool_and",
+          "bool_or",
+          "every",
+          "arbitrary",
+          "any_value",
+          "approx_distinct",
+          "approx_percentile",
+          "stddev",
+          "stddev_samp",
+          "stddev_pop",
+          "variance",
+          "var_samp",
+          "var_pop");
+
+  private static String bucketOutput(Map<String, SqlNode> outputs, DateTrunc bucket)
+      throws InvalidViewException {
+    for (Map.Entry<String, SqlNode> output : outputs.entrySet()) {
+      if (output.getValue().equalsDeep(bucket.call(), Litmus.IGNORE)) {
+        return output.getKey();
+      }
+    }
+    throw invalid(
+        ViewRule.BUCKET_NOT_SELECTED,
+        bucket.call(),
+        "select " + bucket.call() + " AS <name>, so that Floe can replace whole buckets");
+  }
+
+  /** Output names of the GROUP BY keys other than the bucket, in GROUP BY order. */
+  private static List<String> groupKeys(
+      SqlSelect select, Map<String, SqlNode> outputs, String bucketOutput)
+      throws InvalidViewException {
+    List<String> keys = new ArrayList<>();
+    for (SqlNode key : select.getGroup()) {
+      SqlNode expression = resolveGroupKey(key, outputs);
+      for (Map.Entry<String, SqlNode> output : outputs.entrySet()) {
+        if (output.getValue().equalsDeep(expression, Litmus.IGNORE)
+            && !output.getKey().equals(bucketOutput)
+            && !keys.contains(output.getKey())) {
+          keys.add(output.getKey());
+        }
+      }
+    }
+    return keys;
+  }
+
+  private static String lastName(SqlIdentifier identifier) {
+    return identifier.names.get(identifier.names.size() - 1);
+  }
+
+  static InvalidViewException invalid(ViewRule rule, SqlNode at, String detail) {
+    SqlParserPos pos = at == null ? SqlParserPos.ZERO : at.getParserPosition();
+    return new InvalidViewException(rule, pos.getLineNum(), pos.getColumnNum(), detail);
+  }
+
+  private static String firstSentence(String message) {
+    if (message == null) {
+      return null;
+    }
+    String first = message.split("\n", 2)[0].trim();
+    int was = first.indexOf(" Was expecting");
+    return was > 0 ? first.substring(0, was) : first;
+  }
+
+  /**
+   * Finds the first subquery, window function or non-deterministic function in an expression tree.
+   * Visitors cannot throw checked exceptions, so the first finding is kept for the caller.
+   */
+  private static final class NestedQueryFinder extends SqlBasicVisitor<Void> {
+    private InvalidViewException found;
+
+    private void found(InvalidViewException e) {
+      if (found == null) {
+        found = e;
+      }
+    }
+
+    @Override
+    public Void visit(SqlCall call) {
+      SqlKind kind = call.getKind();
+      if (kind == SqlKind.SELECT
+          || kind == SqlKind.ORDER_BY
+          || kind == SqlKind.WITH
+          || kind.belongsTo(SqlKind.SET_QUERY)) {
+        found(invalid(ViewRule.SUBQUERY, call, null));
+        return null;
+      }
+      if (kind == SqlKind.OVER) {
+        found(invalid(ViewRule.WINDOW_FUNCTION, call, call.operand(0).toString()));
+        return null;
+      }
+      String name = call.getOperator().getName().toLowerCase(Locale.ROOT);
+      if (NON_DETERMINISTIC.contains(name)) {
+        found(invalid(ViewRule.NON_DETERMINISTIC, call, name + "()"));
+        return null;
+      }
+      return super.visit(call);
+    }
+
+    @Override
+    public Void visit(SqlIdentifier id) {
+      if (id.isSimple() && NON_DETERMINISTIC.contains(id.getSimple().toLowerCase(Locale.ROOT))) {
+        found(invalid(ViewRule.NON_DETERMINISTIC, id, id.getSimple()));
+      }
+      return null;
+    }
+
+    @Override
+    public Void visit(SqlLiteral literal) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package io.floe.topology.view;
+
+/**
+ * The rules a view query must follow, each named in the error that rejects a query. Every rule
+ * exists because Floe could not otherwise keep the view exact by recomputing whole buckets (DESIGN
+ * §1, §3.1).
+ */
+public enum ViewRule {
+  SYNTAX("syntax error"),
+  NOT_A_QUERY("a view query must be a SELECT"),
+  JOIN("joins are not supported: a view reads exactly one source table"),
+  CTE("WITH (common table expressions) is not supported"),
+  SUBQUERY("subqueries are not supported"),
+  SET_OPERATION("set operations (UNION, INTERSECT, EXCEPT) are not supported"),
+  SOURCE_TABLE("the source must be one table named catalog.namespace.table"),
+  SELECT_STAR("SELECT * is not supported: list the output columns"),
+  NO_GROUP_BY("a view must GROUP BY a date_trunc bucket"),
+  GROUPING_SETS("GROUPING SETS, ROLLUP and CUBE are not supported"),
+  NO_BUCKET("no date_trunc bucket among the GROUP BY keys"),
+  BUCKET_ONLY_IN_WHERE("date_trunc appears only in WHERE: the bucket must be a GROUP BY key"),
+  WRAPPED_BUCKET(
+      "date_trunc must not be wrapped in arithmetic or another function: Floe cannot tell the"
+          + " bucket width"),
+  MULTIPLE_GRANULARITIES("a view has exactly one granularity and one bucket column"),
+  UNSUPPORTED_GRANULARITY("unsupported date_trunc unit"),
+  BUCKET_ARGUMENT("date_trunc must truncate a plain column of the source table"),
+  BUCKET_NOT_SELECTED("the date_trunc bucket must be an output column"),
+  BUCKET_COLUMN_TYPE("the bucket column must be a date or timestamp"),
+  UNALIASED_COLUMN("computed output columns need an alias (expression AS name)"),
+  DUPLICATE_COLUMN("output column names must be unique"),
+  ORDER_BY("ORDER BY is not supported: a view is a table, its rows have no order"),
+  LIMIT("LIMIT and FETCH are not supported"),
+  OFFSET("OFFSET is not supported"),
+  WINDOW_FUNCTION("window functions are not supported"),
+  NON_DETERMINISTIC("non-deterministic functions are not allowed"),
+  UNKNOWN_COLUMN("unknown column"),
+  UNKNOWN_FUNCTION("unknown function"),
+  INVALID_ARGUMENT("invalid function argument"),
+  UNSUPPORTED_TYPE("unsupported output column type"),
+  INVALID_QUERY("invalid query");
+
+  private final String description;
+
+  ViewRule(String description) {
+    this.description = description;
+  }
+
+  /** What the rule requires, as written in error messages. */
+  public String description() {
+    return description;
+  }
+}

@@ -1,0 +1,183 @@
+package io.floe.topology.view;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.exceptions.ValidationException;
+
+/**
+ * Checks a set of view definitions: each query's structure, and, when source schemas can be looked
+ * up, each query against its source table. A view whose source is another view's target (a chained
+ * view) is checked against the upstream view's output schema when the target table does not exist
+ * yet.
+ */
+public final class ViewValidator {
+
+  /** Where source schemas come from: usually the configured Iceberg catalogs. */
+  @FunctionalInterface
+  public interface SchemaLookup {
+    /**
+     * The current schema of {@code table}, or empty if the table does not exist.
+     *
+     * @throws IllegalArgumentException naming the problem when the table's catalog is unknown or
+     *     cannot be reached
+     */
+    Optional<Schema> schemaOf(TableName table);
+  }
+
+  private final SchemaLookup lookup;
+  private final Map<String, ViewDefinition> byName = new HashMap<>();
+  private final Map<TableName, ViewDefinition> byTarget = new HashMap<>();
+  private final Map<String, ValidatedView> done = new HashMap<>();
+  private final Set<String> inProgress = new LinkedHashSet<>();
+
+  private ViewValidator(List<ViewDefinition> views, SchemaLookup lookup) {
+    this.lookup = lookup;
+    for (ViewDefinition view : views) {
+      byName.put(view.name(), view);
+      byTarget.put(view.target(), view);
+    }
+  }
+
+  /** Checks only what the queries' structure tells: no source schema is read. */
+  public static List<ValidatedView> validateStructure(List<ViewDefinition> views) {
+    return validate(views, null);
+  }
+
+  /**
+   * Checks every view, against its source schema when {@code lookup} is given.
+   *
+   * @return one result per view, in the order given
+   */
+  public static List<ValidatedView> validate(List<ViewDefinition> views, SchemaLookup lookup) {
+    ViewValidator validator = new ViewValidator(views, lookup);
+    List<ValidatedView> results = new ArrayList<>();
+    for (ViewDefinition view : views) {
+      results.add(validator.check(view));
+    }
+    return results;
+  }
+
+  private ValidatedView check(ViewDefinition view) {
+    ValidatedView known = done.get(view.name());
+    if (known != null) {
+      return known;
+    }
+    if (!inProgress.add(view.name())) {
+      return ValidatedView.invalid(
+          view,
+          null,
+          "views form a cycle: " + String.join(" -> ", inProgress) + " -> " + view.name());
+    }
+    ValidatedView result = checkUncached(view);
+    inProgress.remove(view.name());
+    done.put(view.name(), result);
+    return result;
+  }
+
+  private ValidatedView checkUncached(ViewDefinition view) {
+    ParsedViewQuery query;
+    try {
+      query = ViewQueryParser.parse(view.query());
+    } catch (InvalidViewException e) {
+      return ValidatedView.invalid(view, null, e.getMessage());
+    }
+    String partitioningProblem = checkPartitionColumns(view, query);
+    if (partitioningProblem != null) {
+      return ValidatedView.invalid(view, query, partitioningProblem);
+    }
+    if (lookup == null) {
+      return new ValidatedView(view, query, null, null);
+    }
+    Schema sourceSchema;
+    try {
+      Optional<Schema> schema = sourceSchema(view, query.source());
+      if (schema.isEmpty()) {
+        return ValidatedView.invalid(
+            view, query, "source table " + query.source() + " does not exist");
+      }
+      sourceSchema = schema.get();
+    } catch (IllegalArgumentException e) {
+      return ValidatedView.invalid(view, query, e.getMessage());
+    }
+    ViewPlan plan;
+    try {
+      plan = ViewQueryBinder.bind(query, sourceSchema, view.zone());
+    } catch (InvalidViewException e) {
+      return ValidatedView.invalid(view, query, e.getMessage());
+    }
+    try {
+      partitionSpec(view, plan.outputSchema());
+    } catch (ValidationException | IllegalArgumentException e) {
+      return ValidatedView.invalid(view, query, "target_partitioning: " + e.getMessage());
+    }
+    return new ValidatedView(view, query, plan, null);
+  }
+
+  /**
+   * The source's schema; a chained view's upstream output schema if its target is not there yet.
+   */
+  private Optional<Schema> sourceSchema(ViewDefinition view, TableName source) {
+    Optional<Schema> schema = lookup.schemaOf(source);
+    if (schema.isPresent()) {
+      return schema;
+    }
+    ViewDefinition upstream = byTarget.get(source);
+    if (upstream == null || upstream.name().equals(view.name())) {
+      return Optional.empty();
+    }
+    ValidatedView checked = check(upstream);
+    if (!checked.isValid()) {
+      throw new IllegalArgumentException(
+          "source table "
+              + source
+              + " is the target of view '"
+              + upstream.name()
+              + "', which is invalid");
+    }
+    return Optional.of(checked.plan().outputSchema());
+  }
+
+  private static String checkPartitionColumns(ViewDefinition view, ParsedViewQuery query) {
+    for (TargetPartitionField field : view.targetPartitioning()) {
+      boolean found =
+          query.outputColumns().stream().anyMatch(c -> c.equalsIgnoreCase(field.column()));
+      if (!found) {
+        return "target_partitioning: "
+            + field
+            + " names no output column (outputs: "
+            + String.join(", ", query.outputColumns())
+            + ")";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The partition spec of the view's target.
+   *
+   * @throws IllegalArgumentException naming the field whose transform does not fit its column
+   */
+  public static PartitionSpec partitionSpec(ViewDefinition view, Schema outputSchema) {
+    PartitionSpec.Builder spec = PartitionSpec.builderFor(outputSchema).withSpecId(0);
+    for (TargetPartitionField field : view.targetPartitioning()) {
+      String column = outputSchema.caseInsensitiveFindField(field.column()).name();
+      TargetPartitionField resolved =
+          new TargetPartitionField(field.transform(), column, field.width());
+      try {
+        // Built alone first, so that a transform that does not fit is reported with its field.
+        resolved.addTo(PartitionSpec.builderFor(outputSchema)).build();
+      } catch (ValidationException | IllegalArgumentException e) {
+        throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
+      }
+      resolved.addTo(spec);
+    }
+    return spec.build();
+  }
+}

@@ -1,0 +1,459 @@
+package io.floe.topology.view;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+/**
+ * Reads views files (DESIGN §1):
+ *
+ * <pre>
+ * views:
+ *   - name: ohlcv_1m
+ *     query: |
+ *       SELECT symbol, date_trunc('minute', ts) AS minute_ts, ... GROUP BY 1, 2
+ *     target: lake.analytics.ohlcv_1m
+ *     target_partitioning: [day(minute_ts)]   # optional
+ *     timezone: Europe/Paris                  # optional, UTC by default
+ *     refresh:                                # optional
+ *       debounce: 1s
+ *       max_delay: 30s
+ *       chunk_buckets: 1440
+ * </pre>
+ *
+ * Every problem is reported with the file, line and column, the view and the field; all problems of
+ * a file are reported together. The query itself is checked later, by {@link ViewQueryParser}.
+ */
+public final class ViewsFile {
+
+  static final String NAME = "name";
+  static final String QUERY = "query";
+  static final String TARGET = "target";
+  static final String TARGET_PARTITIONING = "target_partitioning";
+  static final String TIMEZONE = "timezone";
+  static final String REFRESH = "refresh";
+  static final String DEBOUNCE = "debounce";
+  static final String MAX_DELAY = "max_delay";
+  static final String CHUNK_BUCKETS = "chunk_buckets";
+
+  private static final Set<String> VIEW_FIELDS =
+      Set.of(NAME, QUERY, TARGET, TARGET_PARTITIONING, TIMEZONE, REFRESH);
+  private static final String VIEW_FIELD_LIST =
+      String.join(", ", NAME, QUERY, TARGET, TARGET_PARTITIONING, TIMEZONE, REFRESH);
+  private static final Set<String> REFRESH_FIELDS = Set.of(DEBOUNCE, MAX_DELAY, CHUNK_BUCKETS);
+
+  private static final Pattern VIEW_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}");
+  private static final Pattern DURATION =
+      Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
+
+  private final String source;
+  private final List<String> problems = new ArrayList<>();
+
+  private ViewsFile(String source) {
+    this.source = source;
+  }
+
+  /** Loads the views of a file. */
+  public static List<ViewDefinition> load(Path path) throws ViewsFileException {
+    String text;
+    try {
+      text = Files.readString(path, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new ViewsFileException(path + ": cannot read views file: " + e.getMessage());
+    }
+    return parse(path.toString(), text);
+  }
+
+  /**
+   * Parses views from YAML text.
+   *
+   * @param source the file name, for messages
+   */
+  public static List<ViewDefinition> parse(String source, String yaml) throws ViewsFileException {
+    return new ViewsFile(source).read(yaml);
+  }
+
+  /**
+   * Loads several files as one set of views, rejecting a name declared twice.
+   *
+   * @throws ViewsFileException listing the problems of every file
+   */
+  public static List<ViewDefinition> loadAll(List<Path> paths) throws ViewsFileException {
+    List<ViewDefinition> all = new ArrayList<>();
+    Map<String, Path> declaredIn = new HashMap<>();
+    List<String> problems = new ArrayList<>();
+    for (Path path : paths) {
+      try {
+        for (ViewDefinition view : load(path)) {
+          Path earlier = declaredIn.putIfAbsent(view.name(), path);
+          if (earlier != null) {
+            problems.add(path + ": view '" + view.name() + "' is already declared in " + earlier);
+          } else {
+            all.add(view);
+          }
+        }
+      } catch (ViewsFileException e) {
+        problems.add(e.getMessage());
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ViewsFileException(String.join("\n", problems));
+    }
+    return all;
+  }
+
+  private List<ViewDefinition> read(String yaml) throws ViewsFileException {
+    Node root;
+    try {
+      LoaderOptions options = new LoaderOptions();
+      options.setAllowDuplicateKeys(false);
+      root = new Yaml(options).compose(new StringReader(yaml));
+    } catch (MarkedYAMLException e) {
+      throw new ViewsFileException(at(e.getProblemMark()) + "malformed YAML: " + e.getProblem());
+    } catch (YAMLException e) {
+      throw new ViewsFileException(source + ": malformed YAML: " + e.getMessage());
+    }
+    if (root == null) {
+      return List.of();
+    }
+    List<Node> items = viewsList(root);
+    if (items == null) {
+      throw new ViewsFileException(String.join("\n", problems));
+    }
+    List<ViewDefinition> views = new ArrayList<>();
+    Map<String, Node> names = new LinkedHashMap<>();
+    for (Node item : items) {
+      ViewDefinition view = view(item);
+      if (view == null) {
+        continue;
+      }
+      Node earlier = names.putIfAbsent(view.name(), item);
+      if (earlier != null) {
+        problems.add(
+            at(item.getStartMark())
+                + "view '"
+                + view.name()
+                + "' is declared twice (first at line "
+                + line(earlier)
+                + ")");
+      } else {
+        views.add(view);
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ViewsFileException(String.join("\n", problems));
+    }
+    return views;
+  }
+
+  /** The items of the top-level {@code views} list, or null after recording why there is none. */
+  private List<Node> viewsList(Node root) {
+    if (!(root instanceof MappingNode mapping)) {
+      problems.add(at(root.getStartMark()) + "expected a mapping with a 'views' list");
+      return null;
+    }
+    Node views = null;
+    for (NodeTuple tuple : mapping.getValue()) {
+      String key = scalar(tuple.getKeyNode());
+      if ("views".equals(key)) {
+        views = tuple.getValueNode();
+      } else {
+        problems.add(
+            at(tuple.getKeyNode().getStartMark())
+                + "unknown top-level field '"
+                + key
+                + "' (expected: views)");
+      }
+    }
+    if (views == null) {
+      problems.add(at(root.getStartMark()) + "missing field 'views'");
+      return null;
+    }
+    if (isNull(views)) {
+      return List.of();
+    }
+    if (!(views instanceof SequenceNode sequence)) {
+      problems.add(at(views.getStartMark()) + "'views' must be a list of views");
+      return null;
+    }
+    return sequence.getValue();
+  }
+
+  private ViewDefinition view(Node node) {
+    if (!(node instanceof MappingNode mapping)) {
+      problems.add(at(node.getStartMark()) + "each view must be a mapping with name and query");
+      return null;
+    }
+    Map<String, NodeTuple> fields = new LinkedHashMap<>();
+    for (NodeTuple tuple : mapping.getValue()) {
+      fields.put(scalar(tuple.getKeyNode()), tuple);
+    }
+    String name = text(fields.get(NAME));
+    String label = name == null ? "view at line " + line(node) : "view '" + name + "'";
+    int before = problems.size();
+
+    for (Map.Entry<String, NodeTuple> field : fields.entrySet()) {
+      if (!VIEW_FIELDS.contains(field.getKey())) {
+        problems.add(
+            at(field.getValue().getKeyNode().getStartMark())
+                + label
+                + ": unknown field '"
+                + field.getKey()
+                + "' (expected one of: "
+                + VIEW_FIELD_LIST
+                + ")");
+      }
+    }
+    if (name == null) {
+      problems.add(at(node.getStartMark()) + label + ": missing field 'name'");
+    } else if (!VIEW_NAME.matcher(name).matches()) {
+      problems.add(
+          at(valueMark(fields.get(NAME)))
+              + label
+              + ": field 'name' must be letters, digits, '_', '-' or '.', at most 200");
+    }
+    String query = requiredText(fields, QUERY, node, label);
+    TableName target = target(fields, node, label);
+    List<TargetPartitionField> partitioning = partitioning(fields.get(TARGET_PARTITIONING), label);
+    ZoneId zone = zone(fields.get(TIMEZONE), label);
+    RefreshSettings refresh = refresh(fields.get(REFRESH), label);
+
+    if (problems.size() > before) {
+      return null;
+    }
+    return new ViewDefinition(name, query, target, partitioning, zone, refresh);
+  }
+
+  private String requiredText(
+      Map<String, NodeTuple> fields, String field, Node view, String label) {
+    NodeTuple tuple = fields.get(field);
+    if (tuple == null) {
+      problems.add(at(view.getStartMark()) + label + ": missing field '" + field + "'");
+      return null;
+    }
+    String value = text(tuple);
+    if (value == null || value.isBlank()) {
+      problems.add(
+          at(valueMark(tuple)) + label + ": field '" + field + "' must be a non-empty string");
+      return null;
+    }
+    return value;
+  }
+
+  private TableName target(Map<String, NodeTuple> fields, Node view, String label) {
+    String value = requiredText(fields, TARGET, view, label);
+    if (value == null) {
+      return null;
+    }
+    try {
+      return TableName.parse(value.trim());
+    } catch (IllegalArgumentException e) {
+      problems.add(
+          at(valueMark(fields.get(TARGET))) + label + ": field 'target': " + e.getMessage());
+      return null;
+    }
+  }
+
+  private List<TargetPartitionField> partitioning(NodeTuple tuple, String label) {
+    if (tuple == null || isNull(tuple.getValueNode())) {
+      return List.of();
+    }
+    List<String> texts = new ArrayList<>();
+    Node value = tuple.getValueNode();
+    if (value instanceof SequenceNode sequence) {
+      for (Node item : sequence.getValue()) {
+        texts.add(scalar(item));
+      }
+    } else if (value instanceof ScalarNode) {
+      texts.addAll(trinoArray(scalar(value)));
+    } else {
+      problems.add(
+          at(value.getStartMark())
+              + label
+              + ": field 'target_partitioning' must be a list such as [day(minute_ts)]");
+      return List.of();
+    }
+    List<TargetPartitionField> fields = new ArrayList<>();
+    for (String text : texts) {
+      try {
+        fields.add(TargetPartitionField.parse(text == null ? "" : text));
+      } catch (IllegalArgumentException e) {
+        problems.add(
+            at(value.getStartMark()) + label + ": field 'target_partitioning': " + e.getMessage());
+      }
+    }
+    return fields;
+  }
+
+  /** Accepts iceberg-ivm's Trino-style {@code ARRAY['day(minute)']} as well as a plain field. */
+  private static List<String> trinoArray(String text) {
+    String trimmed = text.trim();
+    Matcher array =
+        Pattern.compile("ARRAY\\s*\\[(.*)]", Pattern.CASE_INSENSITIVE | Pattern.DOTALL)
+            .matcher(trimmed);
+    if (!array.matches()) {
+      return List.of(trimmed);
+    }
+    List<String> items = new ArrayList<>();
+    Matcher quoted = Pattern.compile("'([^']*)'").matcher(array.group(1));
+    while (quoted.find()) {
+      items.add(quoted.group(1));
+    }
+    return items;
+  }
+
+  private ZoneId zone(NodeTuple tuple, String label) {
+    if (tuple == null || isNull(tuple.getValueNode())) {
+      return null;
+    }
+    String id = text(tuple);
+    try {
+      return ZoneId.of(id == null ? "" : id.trim());
+    } catch (DateTimeException e) {
+      problems.add(
+          at(valueMark(tuple))
+              + label
+              + ": field 'timezone': unknown time zone '"
+              + id
+              + "' (use an IANA name such as Europe/Paris, or UTC)");
+      return null;
+    }
+  }
+
+  private RefreshSettings refresh(NodeTuple tuple, String label) {
+    if (tuple == null || isNull(tuple.getValueNode())) {
+      return RefreshSettings.DEFAULTS;
+    }
+    if (!(tuple.getValueNode() instanceof MappingNode mapping)) {
+      problems.add(
+          at(valueMark(tuple))
+              + label
+              + ": field 'refresh' must be a mapping of debounce, max_delay, chunk_buckets");
+      return null;
+    }
+    Duration debounce = RefreshSettings.DEFAULT_DEBOUNCE;
+    Duration maxDelay = RefreshSettings.DEFAULT_MAX_DELAY;
+    OptionalInt chunkBuckets = OptionalInt.empty();
+    int before = problems.size();
+    for (NodeTuple field : mapping.getValue()) {
+      String key = scalar(field.getKeyNode());
+      String value = text(field);
+      String where = at(valueMark(field)) + label + ": field 'refresh." + key + "'";
+      if (!REFRESH_FIELDS.contains(key)) {
+        problems.add(
+            at(field.getKeyNode().getStartMark())
+                + label
+                + ": unknown field 'refresh."
+                + key
+                + "' (expected one of: debounce, max_delay, chunk_buckets)");
+      } else if (key.equals(CHUNK_BUCKETS)) {
+        try {
+          int buckets = Integer.parseInt(value == null ? "" : value.trim());
+          if (buckets < 1) {
+            throw new NumberFormatException();
+          }
+          chunkBuckets = OptionalInt.of(buckets);
+        } catch (NumberFormatException e) {
+          problems.add(where + " must be a positive whole number, got '" + value + "'");
+        }
+      } else {
+        Duration duration = duration(value);
+        if (duration == null) {
+          problems.add(
+              where + " must be a duration such as 500ms, 1s, 2m or 1h, got '" + value + "'");
+        } else if (key.equals(DEBOUNCE)) {
+          debounce = duration;
+        } else {
+          maxDelay = duration;
+        }
+      }
+    }
+    if (problems.size() > before) {
+      return null;
+    }
+    try {
+      return new RefreshSettings(debounce, maxDelay, chunkBuckets);
+    } catch (IllegalArgumentException e) {
+      problems.add(at(valueMark(tuple)) + label + ": field 'refresh': " + e.getMessage());
+      return null;
+    }
+  }
+
+  /** Parses {@code 500ms}, {@code 1s}, {@code 2m}, {@code 1h}, {@code 1d} or ISO-8601. */
+  static Duration duration(String text) {
+    if (text == null) {
+      return null;
+    }
+    String trimmed = text.trim();
+    Matcher m = DURATION.matcher(trimmed);
+    if (m.matches()) {
+      long amount = Long.parseLong(m.group(1));
+      return switch (m.group(2).toLowerCase(Locale.ROOT)) {
+        case "ms" -> Duration.ofMillis(amount);
+        case "s" -> Duration.ofSeconds(amount);
+        case "m" -> Duration.ofMinutes(amount);
+        case "h" -> Duration.ofHours(amount);
+        default -> Duration.ofDays(amount);
+      };
+    }
+    try {
+      Duration parsed = Duration.parse(trimmed);
+      return parsed.isNegative() ? null : parsed;
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private static String scalar(Node node) {
+    return node instanceof ScalarNode scalar ? scalar.getValue() : null;
+  }
+
+  private static String text(NodeTuple tuple) {
+    return tuple == null || isNull(tuple.getValueNode()) ? null : scalar(tuple.getValueNode());
+  }
+
+  private static boolean isNull(Node node) {
+    return node instanceof ScalarNode scalar && node.getTag().getValue().endsWith(":null");
+  }
+
+  private static Mark valueMark(NodeTuple tuple) {
+    return tuple.getValueNode().getStartMark();
+  }
+
+  private static int line(Node node) {
+    return node.getStartMark().getLine() + 1;
+  }
+
+  private String at(Mark mark) {
+    if (mark == null) {
+      return source + ": ";
+    }
+    return source + ":" + (mark.getLine() + 1) + ":" + (mark.getColumn() + 1) + ": ";
+  }
+}

@@ -1,0 +1,230 @@
+package io.floe.topology.view;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ViewsFileTest {
+
+  @Test
+  void shouldReadEveryField() throws ViewsFileException {
+    List<ViewDefinition> views =
+        ViewsFile.parse(
+            "views.yaml",
+            """
+            views:
+              - name: ohlcv_1m
+                query: |
+                  SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS n
+                  FROM lake.market.trades
+                  GROUP BY 1, 2
+                target: lake.analytics.ohlcv_1m
+                target_partitioning: [day(minute_ts), "bucket(16, symbol)"]
+                timezone: Europe/Paris
+                refresh:
+                  debounce: 500ms
+                  max_delay: 1m
+                  chunk_buckets: 1440
+              - name: daily
+                query: SELECT date_trunc('day', ts) AS d, count(*) AS n FROM lake.m.t GROUP BY 1
+                target: lake.analytics.daily
+            """);
+
+    assertThat(views).hasSize(2);
+    ViewDefinition ohlcv = views.get(0);
+    assertThat(ohlcv.name()).isEqualTo("ohlcv_1m");
+    assertThat(ohlcv.query()).startsWith("SELECT symbol").endsWith("GROUP BY 1, 2\n");
+    assertThat(ohlcv.target()).isEqualTo(TableName.parse("lake.analytics.ohlcv_1m"));
+    assertThat(ohlcv.targetPartitioning())
+        .containsExactly(
+            new TargetPartitionField("day", "minute_ts", 0),
+            new TargetPartitionField("bucket", "symbol", 16));
+    assertThat(ohlcv.zone()).isEqualTo(ZoneId.of("Europe/Paris"));
+    assertThat(ohlcv.refresh())
+        .isEqualTo(
+            new RefreshSettings(
+                Duration.ofMillis(500), Duration.ofMinutes(1), OptionalInt.of(1440)));
+    ViewDefinition daily = views.get(1);
+    assertThat(daily.zone().getId()).isEqualTo("UTC");
+    assertThat(daily.refresh()).isEqualTo(RefreshSettings.DEFAULTS);
+    assertThat(daily.targetPartitioning()).isEmpty();
+  }
+
+  @Test
+  void shouldAcceptTrinoArrayPartitioningAsWrittenForIcebergIvm() throws ViewsFileException {
+    List<ViewDefinition> views =
+        ViewsFile.parse(
+            "views.yaml",
+            """
+            views:
+              - name: v
+                query: q
+                target: lake.a.v
+                target_partitioning: "ARRAY['day(minute)', 'symbol']"
+            """);
+
+    assertThat(views.get(0).targetPartitioning())
+        .containsExactly(
+            new TargetPartitionField("day", "minute", 0),
+            new TargetPartitionField("identity", "symbol", 0));
+  }
+
+  @Test
+  void shouldReadAnEmptyFileAsNoViews() throws ViewsFileException {
+    assertThat(ViewsFile.parse("views.yaml", "")).isEmpty();
+    assertThat(ViewsFile.parse("views.yaml", "views: []")).isEmpty();
+    assertThat(ViewsFile.parse("views.yaml", "views:")).isEmpty();
+  }
+
+  @Test
+  void shouldReportMalformedYamlWithItsPosition() {
+    assertThatThrownBy(
+            () -> ViewsFile.parse("views.yaml", "views:\n  - name: a\n    query: [unclosed\n"))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessageStartingWith("views.yaml:4:1: malformed YAML: ");
+  }
+
+  @Test
+  void shouldNameFileLineViewAndFieldOfAnUnknownField() {
+    assertThatThrownBy(
+            () ->
+                ViewsFile.parse(
+                    "views.yaml",
+                    """
+                    views:
+                      - name: ohlcv_1m
+                        querry: SELECT 1
+                        target: lake.a.b
+                    """))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessageContaining(
+            "views.yaml:3:5: view 'ohlcv_1m': unknown field 'querry' (expected one of: name, query,"
+                + " target, target_partitioning, timezone, refresh)")
+        .hasMessageContaining("views.yaml:2:5: view 'ohlcv_1m': missing field 'query'");
+  }
+
+  @Test
+  void shouldReportAMissingNameByLine() {
+    assertThatThrownBy(
+            () ->
+                ViewsFile.parse(
+                    "views.yaml", "views:\n  - query: SELECT 1\n    target: lake.a.b\n"))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessage("views.yaml:2:5: view at line 2: missing field 'name'");
+  }
+
+  @Test
+  void shouldRejectADuplicateName() {
+    assertThatThrownBy(
+            () ->
+                ViewsFile.parse(
+                    "views.yaml",
+                    """
+                    views:
+                      - name: v
+                        query: q
+                        target: lake.a.v
+                      - name: v
+                        query: q2
+                        target: lake.a.w
+                    """))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessage("views.yaml:5:5: view 'v' is declared twice (first at line 2)");
+  }
+
+  @Test
+  void shouldRejectBadValuesNamingTheField() {
+    assertThatThrownBy(
+            () ->
+                ViewsFile.parse(
+                    "views.yaml",
+                    """
+                    views:
+                      - name: v
+                        query: q
+                        target: analytics_v
+                        timezone: Mars/Olympus
+                        target_partitioning: [weekly(x)]
+                        refresh:
+                          debounce: soon
+                          max_delay: 1s
+                          every: 5m
+                    """))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessageContaining(
+            "views.yaml:4:13: view 'v': field 'target': Table name 'analytics_v' must be qualified"
+                + " as catalog.namespace.table")
+        .hasMessageContaining("views.yaml:5:15: view 'v': field 'timezone': unknown time zone")
+        .hasMessageContaining("field 'target_partitioning': 'weekly(x)' is not a partition field")
+        .hasMessageContaining(
+            "views.yaml:8:17: view 'v': field 'refresh.debounce' must be a duration such as 500ms")
+        .hasMessageContaining("view 'v': unknown field 'refresh.every'");
+  }
+
+  @Test
+  void shouldRejectMaxDelayShorterThanDebounce() {
+    assertThatThrownBy(
+            () ->
+                ViewsFile.parse(
+                    "views.yaml",
+                    """
+                    views:
+                      - name: v
+                        query: q
+                        target: lake.a.v
+                        refresh: {debounce: 10s, max_delay: 1s}
+                    """))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessageContaining("max_delay (1000 ms) must not be shorter than debounce (10000 ms)");
+  }
+
+  @Test
+  void shouldRejectATopLevelThatIsNotViews() {
+    assertThatThrownBy(() -> ViewsFile.parse("views.yaml", "- name: v\n"))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessage("views.yaml:1:1: expected a mapping with a 'views' list");
+    assertThatThrownBy(() -> ViewsFile.parse("views.yaml", "view:\n  - name: v\n"))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessageContaining("unknown top-level field 'view' (expected: views)");
+  }
+
+  @Test
+  void shouldRejectANameDeclaredInTwoFiles(@TempDir Path dir) throws Exception {
+    Path a =
+        Files.writeString(
+            dir.resolve("a.yaml"), "views:\n  - {name: v, query: q, target: l.a.v}\n");
+    Path b =
+        Files.writeString(
+            dir.resolve("b.yaml"), "views:\n  - {name: v, query: q, target: l.a.w}\n");
+
+    assertThatThrownBy(() -> ViewsFile.loadAll(List.of(a, b)))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessage(b + ": view 'v' is already declared in " + a);
+  }
+
+  @Test
+  void shouldSayWhenTheFileCannotBeRead(@TempDir Path dir) {
+    assertThatThrownBy(() -> ViewsFile.load(dir.resolve("missing.yaml")))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessageStartingWith(dir.resolve("missing.yaml") + ": cannot read views file");
+  }
+
+  @Test
+  void shouldChangeTheVersionWithTheQueryButNotItsWhitespace() {
+    TableName target = TableName.parse("lake.a.v");
+    ViewDefinition one = ViewDefinition.of("v", "SELECT a\n  FROM t", target);
+    ViewDefinition reformatted = ViewDefinition.of("v", "SELECT a FROM t  ", target);
+    ViewDefinition changed = ViewDefinition.of("v", "SELECT b FROM t", target);
+
+    assertThat(one.version()).isEqualTo(reformatted.version()).hasSize(16);
+    assertThat(changed.version()).isNotEqualTo(one.version());
+  }
+}
