@@ -42,6 +42,12 @@ public final class FloeTypeSystem extends RelDataTypeSystemImpl {
     };
   }
 
+  /** CASE WHEN .. THEN 'buy' ELSE 'sell' END is varchar('buy'), not char(4) 'buy ', as in Trino. */
+  @Override
+  public boolean shouldConvertRaggedUnionTypesToVarying() {
+    return true;
+  }
+
   @Override
   public RelDataType deriveSumType(RelDataTypeFactory factory, RelDataType argumentType) {
     if (SqlTypeUtil.isExactNumeric(argumentType) && !SqlTypeUtil.isDecimal(argumentType)) {

@@ -1,6 +1,7 @@
 package io.floe.topology.view;
 
 import java.util.List;
+import org.apache.calcite.rel.RelNode;
 import org.apache.iceberg.Schema;
 
 /**
@@ -10,15 +11,19 @@ import org.apache.iceberg.Schema;
  * @param query the structure of the query
  * @param bucketColumn the source column inside {@code date_trunc}, spelled as in the source schema
  * @param bucketing bucket arithmetic of the view, in its time zone
+ * @param sourceSchema the source table's schema the plan was bound to
  * @param outputSchema the schema of the target table, columns in output order
  * @param requiredColumns the source columns the query reads, in source schema order
+ * @param relation the validated query as a relational plan over a scan of the whole source row
  */
 public record ViewPlan(
     ParsedViewQuery query,
     String bucketColumn,
     Bucketing bucketing,
+    Schema sourceSchema,
     Schema outputSchema,
-    List<String> requiredColumns) {
+    List<String> requiredColumns,
+    RelNode relation) {
 
   public ViewPlan {
     requiredColumns = List.copyOf(requiredColumns);

@@ -14,10 +14,15 @@ import org.apache.calcite.config.CalciteConnectionConfigImpl;
 import org.apache.calcite.config.CalciteConnectionProperty;
 import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.jdbc.JavaTypeFactoryImpl;
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.prepare.CalciteCatalogReader;
+import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.impl.AbstractSchema;
@@ -36,6 +41,8 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.apache.calcite.sql.validate.SqlNameMatchers;
 import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.sql.validate.SqlValidatorUtil;
+import org.apache.calcite.sql2rel.SqlToRelConverter;
+import org.apache.calcite.sql2rel.StandardConvertletTable;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -65,14 +72,22 @@ public final class ViewQueryBinder {
     Bucketing bucketing = bucketing(query, bucketField, zone);
     SqlSelect select = ViewQueryParser.parseSelect(query.sql());
     useFloeDateTrunc(select);
-    RelDataTypeFactory types = new JavaTypeFactoryImpl(FloeTypeSystem.INSTANCE);
-    SqlValidator validator = validator(query.source(), sourceSchema, types);
+    JavaTypeFactoryImpl types = new JavaTypeFactoryImpl(FloeTypeSystem.INSTANCE);
+    CalciteCatalogReader catalog = catalog(query.source(), sourceSchema, types);
+    SqlValidator validator = validator(catalog, types);
     RelDataType outputRow = validate(validator, select);
     rejectNonDeterministic(select);
     checkPercentages(select);
+    RelNode relation = toRelation(select, validator, catalog, types);
     Schema outputSchema = outputSchema(query, select, outputRow, bucketing);
     return new ViewPlan(
-        query, bucketField.name(), bucketing, outputSchema, requiredColumns(select, sourceSchema));
+        query,
+        bucketField.name(),
+        bucketing,
+        sourceSchema,
+        outputSchema,
+        requiredColumns(select, sourceSchema),
+        relation);
   }
 
   /** The parser builds BigQuery's DATE_TRUNC(date, unit); views use Trino's argument order. */
@@ -89,7 +104,7 @@ public final class ViewQueryBinder {
         });
   }
 
-  private static SqlValidator validator(
+  private static CalciteCatalogReader catalog(
       TableName source, Schema sourceSchema, RelDataTypeFactory types) {
     CalciteSchema root = CalciteSchema.createRootSchema(false, false);
     SchemaPlus level = root.plus();
@@ -107,9 +122,11 @@ public final class ViewQueryBinder {
         });
     Properties properties = new Properties();
     properties.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
-    CalciteCatalogReader catalog =
-        new CalciteCatalogReader(
-            root, List.of(), types, new CalciteConnectionConfigImpl(properties));
+    return new CalciteCatalogReader(
+        root, List.of(), types, new CalciteConnectionConfigImpl(properties));
+  }
+
+  private static SqlValidator validator(CalciteCatalogReader catalog, RelDataTypeFactory types) {
     return SqlValidatorUtil.newValidator(
         TrinoOperatorTable.instance(),
         catalog,
@@ -130,6 +147,28 @@ public final class ViewQueryBinder {
     } catch (RuntimeException e) {
       throw new InvalidViewException(ViewRule.INVALID_QUERY, 0, 0, e.getMessage());
     }
+  }
+
+  /**
+   * The relational plan of the validated query (Project, Filter and Aggregate over the source
+   * scan), which {@link CompiledQuery} evaluates.
+   */
+  private static RelNode toRelation(
+      SqlSelect validated,
+      SqlValidator validator,
+      CalciteCatalogReader catalog,
+      JavaTypeFactoryImpl types) {
+    RelOptCluster cluster =
+        RelOptCluster.create(new HepPlanner(HepProgram.builder().build()), new RexBuilder(types));
+    SqlToRelConverter converter =
+        new SqlToRelConverter(
+            null,
+            validator,
+            catalog,
+            cluster,
+            StandardConvertletTable.INSTANCE,
+            SqlToRelConverter.config().withTrimUnusedFields(false).withExpand(false));
+    return converter.convertQuery(validated, false, true).project();
   }
 
   private static InvalidViewException classify(CalciteContextException e) {

@@ -1,0 +1,274 @@
+package io.floe.topology.view;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.calcite.adapter.java.JavaTypeFactory;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.iceberg.types.Types;
+
+/**
+ * A view query compiled for evaluation: the steps from a source row to the aggregate's input
+ * (WHERE, projections, the bucket), the hash aggregation per bucket and group keys, and the steps
+ * from an aggregated group to an output row (HAVING, expressions over aggregates).
+ *
+ * <p>Rows are arrays of native values (see {@link CalciteValues}); a source row has one slot per
+ * column of the source schema, in schema order, of which only the plan's required columns need to
+ * be filled. Output rows have one slot per column of the plan's output schema.
+ */
+public final class CompiledQuery {
+
+  private final List<Step> before;
+  private final int[] groupKeys;
+  private final List<Supplier<Accumulators.Accumulator>> aggregates;
+  private final List<Step> after;
+  private final int sourceWidth;
+  private final Comparator<Object[]> outputOrder;
+  private final JavaTypeFactory typeFactory;
+
+  private CompiledQuery(
+      List<Step> before,
+      int[] groupKeys,
+      List<Supplier<Accumulators.Accumulator>> aggregates,
+      List<Step> after,
+      int sourceWidth,
+      Comparator<Object[]> outputOrder,
+      JavaTypeFactory typeFactory) {
+    this.before = before;
+    this.groupKeys = groupKeys;
+    this.aggregates = aggregates;
+    this.after = after;
+    this.sourceWidth = sourceWidth;
+    this.outputOrder = outputOrder;
+    this.typeFactory = typeFactory;
+  }
+
+  /**
+   * Compiles the relational plan of a bound view.
+   *
+   * @throws InvalidViewException when the plan uses something Floe cannot evaluate
+   */
+  public static CompiledQuery compile(ViewPlan plan) throws InvalidViewException {
+    try {
+      return compileUnchecked(plan);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidViewException(ViewRule.INVALID_QUERY, 0, 0, e.getMessage());
+    }
+  }
+
+  private static CompiledQuery compileUnchecked(ViewPlan plan) {
+    RelNode node = plan.relation();
+    RexBuilder rexBuilder = node.getCluster().getRexBuilder();
+    Bucketing bucketing = plan.bucketing();
+
+    List<RelNode> above = new ArrayList<>();
+    while (!(node instanceof Aggregate)) {
+      requireProjectOrFilter(node);
+      above.add(node);
+      node = node.getInput(0);
+    }
+    Aggregate aggregate = (Aggregate) node;
+    if (aggregate.getGroupType() != Aggregate.Group.SIMPLE) {
+      throw new IllegalArgumentException("GROUPING SETS, ROLLUP and CUBE are not supported");
+    }
+    List<RelNode> below = new ArrayList<>();
+    node = aggregate.getInput();
+    while (!(node instanceof TableScan)) {
+      if (node instanceof Aggregate) {
+        throw new IllegalArgumentException(
+            "SELECT DISTINCT and nested aggregations are not supported");
+      }
+      requireProjectOrFilter(node);
+      below.add(node);
+      node = node.getInput(0);
+    }
+    Collections.reverse(above);
+    Collections.reverse(below);
+
+    RelNode aggregateInput = aggregate.getInput();
+    List<Supplier<Accumulators.Accumulator>> aggregates = new ArrayList<>();
+    for (AggregateCall call : aggregate.getAggCallList()) {
+      aggregates.add(Accumulators.factory(call, column -> constantOf(aggregateInput, column)));
+    }
+    return new CompiledQuery(
+        compileSteps(below, bucketing, rexBuilder),
+        aggregate.getGroupSet().asList().stream().mapToInt(Integer::intValue).toArray(),
+        aggregates,
+        compileSteps(above, bucketing, rexBuilder),
+        plan.sourceSchema().columns().size(),
+        outputOrder(plan),
+        (JavaTypeFactory) rexBuilder.getTypeFactory());
+  }
+
+  private static void requireProjectOrFilter(RelNode node) {
+    if (!(node instanceof Project) && !(node instanceof Filter)) {
+      throw new IllegalArgumentException(
+          "cannot evaluate " + node.getRelTypeName() + " in a view query");
+    }
+  }
+
+  private static List<Step> compileSteps(
+      List<RelNode> nodes, Bucketing bucketing, RexBuilder rexBuilder) {
+    List<Step> steps = new ArrayList<>();
+    for (RelNode node : nodes) {
+      RelNodeInput input = new RelNodeInput(node);
+      if (node instanceof Filter filter) {
+        CompiledExpressions condition =
+            CompiledExpressions.compile(
+                List.of(filter.getCondition()), input.type(), bucketing, rexBuilder);
+        steps.add((row, context) -> condition.test(row, context) ? row : null);
+      } else {
+        Project project = (Project) node;
+        CompiledExpressions projections =
+            CompiledExpressions.compile(project.getProjects(), input.type(), bucketing, rexBuilder);
+        steps.add(projections::evaluate);
+      }
+    }
+    return steps;
+  }
+
+  private record RelNodeInput(RelNode node) {
+    org.apache.calcite.rel.type.RelDataType type() {
+      return node.getInput(0).getRowType();
+    }
+  }
+
+  /** The literal a column of {@code input} always holds, or null. */
+  private static Object constantOf(RelNode input, int column) {
+    if (input instanceof Project project) {
+      RexNode e = project.getProjects().get(column);
+      if (e instanceof RexLiteral literal) {
+        return literal.getValueAs(BigDecimal.class);
+      }
+    }
+    return null;
+  }
+
+  /** Output rows sort by bucket, then by the group keys in GROUP BY order, nulls first. */
+  private static Comparator<Object[]> outputOrder(ViewPlan plan) {
+    List<Integer> keys = new ArrayList<>();
+    keys.add(position(plan, plan.bucketOutput()));
+    for (String key : plan.groupKeys()) {
+      keys.add(position(plan, key));
+    }
+    int[] positions = keys.stream().mapToInt(Integer::intValue).toArray();
+    return (a, b) -> {
+      for (int p : positions) {
+        int c = Accumulators.compareNullsFirst(a[p], b[p]);
+        if (c != 0) {
+          return c;
+        }
+      }
+      return 0;
+    };
+  }
+
+  private static int position(ViewPlan plan, String column) {
+    List<Types.NestedField> columns = plan.outputSchema().columns();
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).name().equals(column)) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("No output column " + column);
+  }
+
+  /** Width of the source rows this query consumes: the number of source schema columns. */
+  public int sourceWidth() {
+    return sourceWidth;
+  }
+
+  /** A new, empty aggregation; not thread-safe, one per refresh. */
+  public Aggregation newAggregation() {
+    return new Aggregation();
+  }
+
+  /** One row transformation; returns null to drop the row. */
+  @FunctionalInterface
+  private interface Step {
+    Object[] apply(Object[] row, CompiledExpressions.RowContext context);
+  }
+
+  /** Hash aggregation of source rows by bucket and group keys. */
+  public final class Aggregation {
+    private final CompiledExpressions.RowContext context =
+        new CompiledExpressions.RowContext(typeFactory);
+    private final Map<List<Object>, Accumulators.Accumulator[]> groups = new HashMap<>();
+
+    private Aggregation() {}
+
+    /** Adds one source row. */
+    public void add(Object[] sourceRow) {
+      Object[] row = sourceRow;
+      for (Step step : before) {
+        row = step.apply(row, context);
+        if (row == null) {
+          return;
+        }
+      }
+      Object[] key = new Object[groupKeys.length];
+      for (int i = 0; i < key.length; i++) {
+        key[i] = row[groupKeys[i]];
+      }
+      Accumulators.Accumulator[] accumulators =
+          groups.computeIfAbsent(Arrays.asList(key), k -> newAccumulators());
+      for (Accumulators.Accumulator accumulator : accumulators) {
+        accumulator.add(row);
+      }
+    }
+
+    private Accumulators.Accumulator[] newAccumulators() {
+      Accumulators.Accumulator[] accumulators = new Accumulators.Accumulator[aggregates.size()];
+      for (int i = 0; i < accumulators.length; i++) {
+        accumulators[i] = aggregates.get(i).get();
+      }
+      return accumulators;
+    }
+
+    /** Groups so far, a measure of the memory this aggregation holds. */
+    public int groupCount() {
+      return groups.size();
+    }
+
+    /** The output rows, sorted by bucket and group keys. */
+    public List<Object[]> results() {
+      List<Object[]> out = new ArrayList<>(groups.size());
+      for (Map.Entry<List<Object>, Accumulators.Accumulator[]> group : groups.entrySet()) {
+        List<Object> key = group.getKey();
+        Accumulators.Accumulator[] accumulators = group.getValue();
+        Object[] row = new Object[key.size() + accumulators.length];
+        for (int i = 0; i < key.size(); i++) {
+          row[i] = key.get(i);
+        }
+        for (int i = 0; i < accumulators.length; i++) {
+          row[key.size() + i] = accumulators[i].result();
+        }
+        for (Step step : after) {
+          row = step.apply(row, context);
+          if (row == null) {
+            break;
+          }
+        }
+        if (row != null) {
+          out.add(row);
+        }
+      }
+      out.sort(outputOrder);
+      return out;
+    }
+  }
+}

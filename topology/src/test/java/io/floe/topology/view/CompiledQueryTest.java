@@ -1,0 +1,201 @@
+package io.floe.topology.view;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+/** Evaluation of compiled view queries over native rows, without any I/O. */
+class CompiledQueryTest {
+
+  private static final Schema TRADES =
+      new Schema(
+          Types.NestedField.required(1, "symbol", Types.StringType.get()),
+          Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
+          Types.NestedField.optional(3, "price", Types.DoubleType.get()),
+          Types.NestedField.optional(4, "quantity", Types.LongType.get()),
+          Types.NestedField.optional(5, "side", Types.StringType.get()));
+
+  private static long micros(String instant) {
+    Instant i = Instant.parse(instant);
+    return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
+  }
+
+  private static Object[] trade(
+      String symbol, String ts, Double price, Long quantity, String side) {
+    return new Object[] {symbol, ts == null ? null : micros(ts), price, quantity, side};
+  }
+
+  private static List<Object[]> evaluate(String sql, ZoneId zone, Object[]... rows)
+      throws InvalidViewException {
+    ViewPlan plan = ViewQueryBinder.bind(ViewQueryParser.parse(sql), TRADES, zone);
+    CompiledQuery.Aggregation aggregation = CompiledQuery.compile(plan).newAggregation();
+    for (Object[] row : rows) {
+      aggregation.add(row);
+    }
+    return aggregation.results();
+  }
+
+  @Test
+  void shouldComputeOhlcvBarsPerMinuteAndSymbol() throws InvalidViewException {
+    List<Object[]> bars =
+        evaluate(
+            """
+            SELECT symbol, date_trunc('minute', ts) AS minute_ts,
+                   min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
+                   max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
+            FROM lake.market.trades
+            GROUP BY symbol, date_trunc('minute', ts)
+            """,
+            ZoneOffset.UTC,
+            trade("AAPL", "2026-04-08T10:00:05.000001Z", 10.0, 5L, "B"),
+            trade("AAPL", "2026-04-08T10:00:59Z", 12.0, 1L, "S"),
+            trade("AAPL", "2026-04-08T10:00:05Z", 11.0, 2L, "B"),
+            trade("MSFT", "2026-04-08T10:00:30Z", 99.0, 7L, "B"),
+            trade("AAPL", "2026-04-08T10:01:00Z", 13.0, 3L, "S"));
+
+    assertThat(bars)
+        .containsExactly(
+            new Object[] {"AAPL", micros("2026-04-08T10:00:00Z"), 11.0, 12.0, 10.0, 12.0, 8L, 3L},
+            new Object[] {"MSFT", micros("2026-04-08T10:00:00Z"), 99.0, 99.0, 99.0, 99.0, 7L, 1L},
+            new Object[] {"AAPL", micros("2026-04-08T10:01:00Z"), 13.0, 13.0, 13.0, 13.0, 3L, 1L});
+  }
+
+  @Test
+  void shouldApplyWhereHavingFilterAndExpressionsOverAggregates() throws InvalidViewException {
+    List<Object[]> rows =
+        evaluate(
+            """
+            SELECT date_trunc('day', ts) AS day_ts,
+                   CASE WHEN side = 'B' THEN 'buy' ELSE 'sell' END AS direction,
+                   sum(price * quantity) / sum(quantity) AS vwap,
+                   count(*) FILTER (WHERE price > 10) AS big,
+                   count(DISTINCT symbol) AS symbols
+            FROM lake.market.trades
+            WHERE symbol <> 'IGNORED'
+            GROUP BY 1, 2
+            HAVING count(*) > 1
+            """,
+            ZoneOffset.UTC,
+            trade("A", "2026-04-08T10:00:00Z", 10.0, 1L, "B"),
+            trade("B", "2026-04-08T11:00:00Z", 20.0, 3L, "B"),
+            trade("A", "2026-04-08T12:00:00Z", 30.0, 1L, "B"),
+            trade("IGNORED", "2026-04-08T12:00:00Z", 1000.0, 100L, "B"),
+            trade("A", "2026-04-08T13:00:00Z", 5.0, 1L, "S"));
+
+    assertThat(rows)
+        .containsExactly(new Object[] {micros("2026-04-08T00:00:00Z"), "buy", 20.0, 2L, 2L});
+  }
+
+  @Test
+  void shouldBucketInTheViewTimeZone() throws InvalidViewException {
+    List<Object[]> rows =
+        evaluate(
+            "SELECT date_trunc('day', ts) AS day_ts, count(*) AS n FROM lake.m.trades GROUP BY 1",
+            ZoneId.of("Europe/Paris"),
+            trade("A", "2026-04-07T21:59:59Z", 1.0, 1L, "B"),
+            trade("A", "2026-04-07T22:00:00Z", 1.0, 1L, "B"));
+
+    assertThat(rows)
+        .containsExactly(
+            new Object[] {micros("2026-04-06T22:00:00Z"), 1L},
+            new Object[] {micros("2026-04-07T22:00:00Z"), 1L});
+  }
+
+  @Test
+  void shouldKeepTheNullBucketAndNullGroupKeys() throws InvalidViewException {
+    List<Object[]> rows =
+        evaluate(
+            "SELECT side, date_trunc('hour', ts) AS h, count(*) AS n FROM lake.m.trades GROUP BY 1, 2",
+            ZoneOffset.UTC,
+            trade("A", null, 1.0, 1L, "B"),
+            trade("A", "2026-04-08T10:10:00Z", 1.0, 1L, null),
+            trade("A", "2026-04-08T10:20:00Z", 1.0, 1L, null));
+
+    assertThat(rows)
+        .containsExactly(
+            new Object[] {"B", null, 1L}, new Object[] {null, micros("2026-04-08T10:00:00Z"), 2L});
+  }
+
+  @Test
+  void shouldComputeTheDeterministicVariantsOfTrinosApproximations() throws InvalidViewException {
+    List<Object[]> rows =
+        evaluate(
+            """
+            SELECT date_trunc('day', ts) AS d, arbitrary(symbol) AS any_symbol,
+                   approx_distinct(symbol) AS symbols, approx_percentile(price, 0.5) AS median,
+                   approx_percentile(price, quantity, 0.9) AS p90, count_if(side = 'B') AS buys,
+                   bool_and(price > 0) AS all_positive, bool_or(price > 25) AS any_big,
+                   stddev_pop(price) AS sd, var_samp(price) AS var, avg(quantity) AS avg_qty
+            FROM lake.m.trades GROUP BY 1
+            """,
+            ZoneOffset.UTC,
+            trade("C", "2026-04-08T10:00:00Z", 10.0, 1L, "B"),
+            trade("A", "2026-04-08T11:00:00Z", 20.0, 1L, "S"),
+            trade("B", "2026-04-08T12:00:00Z", 30.0, 8L, "B"));
+
+    Object[] row = rows.get(0);
+    assertThat(row[1]).isEqualTo("A");
+    assertThat(row[2]).isEqualTo(3L);
+    assertThat(row[3]).isEqualTo(20.0);
+    assertThat(row[4]).isEqualTo(30.0);
+    assertThat(row[5]).isEqualTo(2L);
+    assertThat(row[6]).isEqualTo(true);
+    assertThat(row[7]).isEqualTo(true);
+    assertThat((Double) row[8])
+        .isCloseTo(Math.sqrt(200.0 / 3), org.assertj.core.data.Offset.offset(1e-9));
+    assertThat((Double) row[9]).isCloseTo(100.0, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(row[10]).isEqualTo(10.0 / 3);
+  }
+
+  @Test
+  void shouldBreakMinByTiesOnTheSmallestValue() throws InvalidViewException {
+    List<Object[]> rows =
+        evaluate(
+            "SELECT date_trunc('day', ts) AS d, min_by(price, ts) AS first_price,"
+                + " max_by(price, ts) AS last_price FROM lake.m.trades GROUP BY 1",
+            ZoneOffset.UTC,
+            trade("A", "2026-04-08T10:00:00Z", 12.0, 1L, "B"),
+            trade("A", "2026-04-08T10:00:00Z", 11.0, 1L, "B"),
+            trade("A", "2026-04-08T11:00:00Z", 13.0, 1L, "B"),
+            trade("A", "2026-04-08T11:00:00Z", 14.0, 1L, "B"));
+
+    assertThat(rows.get(0)).containsExactly(micros("2026-04-08T00:00:00Z"), 11.0, 14.0);
+  }
+
+  @Test
+  void shouldEvaluateScalarFunctionsAndTimestampExpressions() throws InvalidViewException {
+    List<Object[]> rows =
+        evaluate(
+            """
+            SELECT date_trunc('hour', ts) AS h, max(lower(symbol) || '-' || upper(side)) AS tag,
+                   max(extract(minute FROM ts)) AS last_minute, max(year(ts)) AS yr,
+                   max(ts) AS last_ts, max(length(symbol)) AS len,
+                   max(if(price > 1, 'big', 'small')) AS size
+            FROM lake.m.trades
+            WHERE ts >= TIMESTAMP '2026-04-08 10:15:00' AND date_trunc('hour', ts) < TIMESTAMP '2026-04-09 00:00:00'
+            GROUP BY 1
+            """,
+            ZoneOffset.UTC,
+            trade("Abc", "2026-04-08T10:00:00Z", 2.0, 1L, "b"),
+            trade("Abc", "2026-04-08T10:42:17.123456Z", 2.0, 1L, "b"),
+            trade("Abc", "2026-04-09T10:42:17Z", 2.0, 1L, "b"));
+
+    assertThat(rows)
+        .containsExactly(
+            new Object[] {
+              micros("2026-04-08T10:00:00Z"),
+              "abc-B",
+              42L,
+              2026L,
+              micros("2026-04-08T10:42:17.123456Z"),
+              3,
+              "big"
+            });
+  }
+}
