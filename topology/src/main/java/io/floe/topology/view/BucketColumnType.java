@@ -64,7 +64,7 @@ public enum BucketColumnType {
   }
 
   /** The instant of a stored timestamp value (UTC for timestamps without time zone). */
-  Instant toInstant(long value) {
+  public Instant toInstant(long value) {
     long perSecond = unitsPerSecond();
     return Instant.ofEpochSecond(
         Math.floorDiv(value, perSecond),
@@ -72,7 +72,7 @@ public enum BucketColumnType {
   }
 
   /** The stored value of an instant, truncated to the column's precision. */
-  long fromInstant(Instant instant) {
+  public long fromInstant(Instant instant) {
     long perSecond = unitsPerSecond();
     return Math.addExact(
         Math.multiplyExact(instant.getEpochSecond(), perSecond),
@@ -89,6 +89,21 @@ public enum BucketColumnType {
       case TIMESTAMP, TIMESTAMPTZ -> value;
       case TIMESTAMP_NS, TIMESTAMPTZ_NS -> Math.floorDiv(value, 1000L);
     };
+  }
+
+  /**
+   * A stored value as the target's bucket column holds it: nanosecond buckets are kept in
+   * microseconds there (buckets are whole minutes or longer, so nothing is lost).
+   */
+  public long toTargetValue(long value) {
+    return this == TIMESTAMP_NS || this == TIMESTAMPTZ_NS ? Math.floorDiv(value, 1000L) : value;
+  }
+
+  /** The inverse of {@link #toTargetValue}. */
+  public long fromTargetValue(long value) {
+    return this == TIMESTAMP_NS || this == TIMESTAMPTZ_NS
+        ? Math.multiplyExact(value, 1000L)
+        : value;
   }
 
   /** The Iceberg type name as users write it. */

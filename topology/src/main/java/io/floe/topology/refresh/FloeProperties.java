@@ -1,0 +1,36 @@
+package io.floe.topology.refresh;
+
+/**
+ * The keys Floe records on target tables: as snapshot-summary properties of every target commit
+ * and, because summaries vanish when snapshots expire, as table properties (DESIGN §3.6). The table
+ * property {@link #SOURCE_SNAPSHOT_ID} always means "the whole target reflects this source
+ * snapshot"; a chunked refresh records its progress in {@link #PROGRESS} and moves the bookmark
+ * only with its last chunk.
+ */
+public final class FloeProperties {
+
+  /** The view whose target this is; also marks a table Floe created for that view. */
+  public static final String VIEW = "floe.view";
+
+  /** Hash of the view definition the target reflects. */
+  public static final String VIEW_VERSION = "floe.view-version";
+
+  /** The source snapshot the whole target reflects. */
+  public static final String SOURCE_SNAPSHOT_ID = "floe.source-snapshot-id";
+
+  /** The source table, as catalog.namespace.table, and its UUID. */
+  public static final String SOURCE_TABLE = "floe.source-table";
+
+  public static final String SOURCE_TABLE_UUID = "floe.source-table-uuid";
+
+  /** Deterministic id of the refresh (a chunk adds {@code #k/n}); unique per committed change. */
+  public static final String REFRESH_ID = "floe.refresh-id";
+
+  /** How the refresh ran: incremental or full. */
+  public static final String REFRESH_MODE = "floe.refresh-mode";
+
+  /** Table property of a chunked refresh in progress: the id of its last committed chunk. */
+  public static final String PROGRESS = "floe.progress";
+
+  private FloeProperties() {}
+}

@@ -1,0 +1,49 @@
+package io.floe.topology.refresh;
+
+import io.floe.topology.view.DirtyBuckets;
+
+/**
+ * What a refresh did.
+ *
+ * @param status whether it committed, found its change already applied, or found the target already
+ *     past the requested source snapshot
+ * @param full whether every bucket was recomputed
+ * @param reason why the refresh was full (or skipped), for status and refresh events; may be null
+ * @param recomputed the buckets recomputed, in stored bucket-column values
+ * @param targetSnapshotId the target snapshot holding the change, if any
+ * @param sourceCommitMillis when the source snapshot was committed
+ * @param targetCommitMillis when the target snapshot was committed, if any
+ * @param rowsRead source rows read
+ * @param bytesRead bytes of source data files opened
+ * @param rowsWritten recomputed target rows written
+ * @param rowsRemoved target rows of the recomputed buckets that were replaced
+ * @param filesAdded target data files added
+ * @param filesRemoved target data files removed
+ * @param chunks chunks committed by this call
+ */
+public record RefreshOutcome(
+    Status status,
+    boolean full,
+    String reason,
+    DirtyBuckets recomputed,
+    Long targetSnapshotId,
+    long sourceCommitMillis,
+    Long targetCommitMillis,
+    long rowsRead,
+    long bytesRead,
+    long rowsWritten,
+    long rowsRemoved,
+    int filesAdded,
+    int filesRemoved,
+    int chunks) {
+
+  /** How a refresh ended. */
+  public enum Status {
+    /** The change is committed to the target. */
+    COMMITTED,
+    /** An earlier attempt of the same refresh had already committed it. */
+    ALREADY_APPLIED,
+    /** The target already reflects a later source snapshot; nothing was done. */
+    TARGET_AHEAD
+  }
+}

@@ -1,0 +1,185 @@
+package io.floe.topology.refresh;
+
+import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewPlan;
+import io.floe.topology.view.ViewValidator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.iceberg.NullOrder;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.types.Types;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates a view's target table on first use and makes sure an existing one belongs to the view:
+ * format version 2, sorted by bucket then group keys, partitioned as the view asks, and marked with
+ * {@code floe.view}. A table that exists, holds rows and was not created by Floe for this view is
+ * refused without being touched.
+ */
+final class TargetTables {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TargetTables.class);
+
+  private TargetTables() {}
+
+  /**
+   * The target of {@code view}, created if missing and with its schema brought in line with the
+   * plan's output schema if Floe owns it.
+   *
+   * @throws TargetNotOwnedException when the table exists, is not empty and is not this view's
+   */
+  static Table prepare(Catalog catalog, ViewDefinition view, ViewPlan plan) {
+    TableIdentifier id = view.target().identifier();
+    Table table;
+    try {
+      table = catalog.loadTable(id);
+    } catch (NoSuchTableException e) {
+      return create(catalog, view, plan, id);
+    }
+    String owner = table.properties().get(FloeProperties.VIEW);
+    if (!view.name().equals(owner)) {
+      if (!isEmpty(table)) {
+        throw new TargetNotOwnedException(
+            "Target "
+                + view.target()
+                + " exists, holds rows and was "
+                + (owner == null ? "not created by Floe" : "created for view '" + owner + "'")
+                + ": refusing to overwrite it; drop it or choose another target for view '"
+                + view.name()
+                + "'");
+      }
+      LOG.info("Adopting empty table {} as the target of view {}", view.target(), view.name());
+      table.updateProperties().set(FloeProperties.VIEW, view.name()).commit();
+    }
+    evolveSchema(table, plan.outputSchema(), view);
+    return table;
+  }
+
+  private static Table create(
+      Catalog catalog, ViewDefinition view, ViewPlan plan, TableIdentifier id) {
+    Schema schema = plan.outputSchema();
+    if (catalog instanceof SupportsNamespaces namespaces
+        && !namespaces.namespaceExists(id.namespace())) {
+      createNamespace(namespaces, id.namespace());
+    }
+    Map<String, String> properties = new HashMap<>();
+    properties.put(TableProperties.FORMAT_VERSION, "2");
+    properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
+    properties.put(FloeProperties.VIEW, view.name());
+    properties.put(FloeProperties.SOURCE_TABLE, plan.source().toString());
+    PartitionSpec spec = ViewValidator.partitionSpec(view, schema);
+    try {
+      Table table =
+          catalog
+              .buildTable(id, schema)
+              .withPartitionSpec(spec)
+              .withSortOrder(sortOrder(schema, plan))
+              .withProperties(properties)
+              .create();
+      LOG.info("Created target {} of view {}", view.target(), view.name());
+      return table;
+    } catch (AlreadyExistsException e) {
+      // Another instance won the race; check it as any existing table.
+      return prepare(catalog, view, plan);
+    }
+  }
+
+  private static void createNamespace(SupportsNamespaces namespaces, Namespace namespace) {
+    String[] levels = namespace.levels();
+    for (int i = 1; i <= levels.length; i++) {
+      Namespace prefix = Namespace.of(java.util.Arrays.copyOf(levels, i));
+      try {
+        if (!namespaces.namespaceExists(prefix)) {
+          namespaces.createNamespace(prefix);
+        }
+      } catch (AlreadyExistsException e) {
+        // created concurrently
+      }
+    }
+  }
+
+  /** Sorted by bucket, then by the group keys, nulls first: the order refreshes write in. */
+  private static SortOrder sortOrder(Schema schema, ViewPlan plan) {
+    SortOrder.Builder order = SortOrder.builderFor(schema);
+    order.asc(plan.bucketOutput(), NullOrder.NULLS_FIRST);
+    for (String key : plan.groupKeys()) {
+      order.asc(key, NullOrder.NULLS_FIRST);
+    }
+    return order.build();
+  }
+
+  private static boolean isEmpty(Table table) {
+    return table.currentSnapshot() == null
+        || "0".equals(table.currentSnapshot().summary().getOrDefault("total-records", "0"));
+  }
+
+  /**
+   * Adds columns the view now outputs, drops those it no longer does and widens types where Iceberg
+   * allows it; a changed view definition then fully refreshes the table.
+   */
+  private static void evolveSchema(Table table, Schema output, ViewDefinition view) {
+    Schema current = table.schema();
+    if (sameColumns(current, output)) {
+      return;
+    }
+    UpdateSchema update = table.updateSchema().unionByNameWith(output);
+    for (Types.NestedField column : current.columns()) {
+      if (output.findField(column.name()) == null) {
+        update.deleteColumn(column.name());
+      }
+    }
+    List<String> order = output.columns().stream().map(Types.NestedField::name).toList();
+    for (int i = 1; i < order.size(); i++) {
+      update.moveAfter(order.get(i), order.get(i - 1));
+    }
+    try {
+      update.commit();
+    } catch (IllegalArgumentException e) {
+      throw new TargetNotOwnedException(
+          "Cannot change the schema of target "
+              + view.target()
+              + " to the output of view '"
+              + view.name()
+              + "': "
+              + e.getMessage()
+              + "; drop the target table to let Floe recreate it");
+    }
+    LOG.info("Changed the schema of target {} to {}", view.target(), output.asStruct());
+  }
+
+  private static boolean sameColumns(Schema a, Schema b) {
+    List<Types.NestedField> x = a.columns();
+    List<Types.NestedField> y = b.columns();
+    if (x.size() != y.size()) {
+      return false;
+    }
+    for (int i = 0; i < x.size(); i++) {
+      if (!x.get(i).name().equals(y.get(i).name())
+          || !Objects.equals(x.get(i).type(), y.get(i).type())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The target cannot be used for this view; nothing was changed. */
+  static final class TargetNotOwnedException extends RuntimeException {
+    TargetNotOwnedException(String message) {
+      super(message);
+    }
+  }
+}

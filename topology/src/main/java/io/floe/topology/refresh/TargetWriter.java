@@ -1,0 +1,123 @@
+package io.floe.topology.refresh;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
+
+/**
+ * Writes rows into new Parquet data files of a target table, one set of files per partition of the
+ * table's current spec. Files are only added to the table by a later commit.
+ */
+final class TargetWriter implements Closeable {
+
+  private final Schema schema;
+  private final PartitionSpec spec;
+  private final FanoutDataWriter<Record> writer;
+  private final PartitionKey partitionKey;
+  private final InternalRecordWrapper wrapper;
+  private final int[] targetPositions;
+  private final org.apache.iceberg.types.Type[] outputTypes;
+  private long rows;
+  private boolean closed;
+
+  /**
+   * @param outputSchema the columns of the rows given to {@link #writeOutputRow}, in order
+   * @param operationId part of every file name, so that the files of a refresh are recognisable
+   */
+  TargetWriter(Table target, Schema outputSchema, String operationId) {
+    this.schema = target.schema();
+    this.spec = target.spec();
+    GenericFileWriterFactory files =
+        new GenericFileWriterFactory.Builder(target)
+            .dataFileFormat(FileFormat.PARQUET)
+            .dataSchema(schema)
+            .dataSortOrder(target.sortOrder())
+            .build();
+    OutputFileFactory names =
+        OutputFileFactory.builderFor(target, 0, 0)
+            .format(FileFormat.PARQUET)
+            .operationId(operationId + "-" + UUID.randomUUID())
+            .build();
+    long targetFileSize =
+        PropertyUtil.propertyAsLong(
+            target.properties(),
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    this.writer = new FanoutDataWriter<>(files, names, target.io(), targetFileSize);
+    this.partitionKey = spec.isUnpartitioned() ? null : new PartitionKey(spec, schema);
+    this.wrapper = new InternalRecordWrapper(schema.asStruct());
+    List<Types.NestedField> outputColumns = outputSchema.columns();
+    this.targetPositions = new int[outputColumns.size()];
+    this.outputTypes = new org.apache.iceberg.types.Type[outputColumns.size()];
+    List<Types.NestedField> targetColumns = schema.columns();
+    for (int i = 0; i < outputColumns.size(); i++) {
+      Types.NestedField column = schema.findField(outputColumns.get(i).name());
+      if (column == null) {
+        throw new IllegalStateException(
+            "Target " + target.name() + " has no column " + outputColumns.get(i).name());
+      }
+      targetPositions[i] = targetColumns.indexOf(column);
+      outputTypes[i] = column.type();
+    }
+  }
+
+  /** Writes one view output row of native values. */
+  void writeOutputRow(Object[] row) {
+    GenericRecord record = GenericRecord.create(schema);
+    for (int i = 0; i < row.length; i++) {
+      record.set(targetPositions[i], IcebergValues.toIceberg(outputTypes[i], row[i]));
+    }
+    write(record);
+  }
+
+  /** Writes a record of the target schema as it is, for rows kept from a rewritten file. */
+  void write(Record record) {
+    if (partitionKey == null) {
+      writer.write(record, spec, null);
+    } else {
+      partitionKey.partition(wrapper.wrap(record));
+      writer.write(record, spec, partitionKey);
+    }
+    rows++;
+  }
+
+  long rowsWritten() {
+    return rows;
+  }
+
+  /** Closes the open files and returns them. */
+  List<DataFile> complete() {
+    close();
+    return writer.result().dataFiles();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      writer.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot close target data files", e);
+    }
+  }
+}

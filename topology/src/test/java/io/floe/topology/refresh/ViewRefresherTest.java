@@ -1,0 +1,361 @@
+package io.floe.topology.refresh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.floe.topology.testing.IcebergFixture;
+import io.floe.topology.testing.Oracle;
+import io.floe.topology.view.BucketColumnType;
+import io.floe.topology.view.BucketRangeSet;
+import io.floe.topology.view.Bucketing;
+import io.floe.topology.view.DirtyBuckets;
+import io.floe.topology.view.Granularity;
+import io.floe.topology.view.RefreshSettings;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewDefinition;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Refreshes against a real JDBC catalog with real Parquet files, checked against the oracle. */
+class ViewRefresherTest {
+
+  private static final String OHLCV =
+      """
+      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
+             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
+             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
+      FROM lake.market.trades
+      GROUP BY symbol, date_trunc('minute', ts)
+      """;
+
+  @TempDir Path dir;
+  private IcebergFixture lake;
+  private Table trades;
+  private ViewRefresher refresher;
+
+  @BeforeEach
+  void setUp() {
+    lake = IcebergFixture.create(dir);
+    trades = lake.createTrades("market", "trades");
+    refresher = new ViewRefresher(name -> lake.catalog());
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    lake.close();
+  }
+
+  private static ViewDefinition view(String name, String query) {
+    return ViewDefinition.of(name, query, TableName.parse("lake.analytics." + name));
+  }
+
+  private static ViewDefinition chunked(String name, String query, int chunkBuckets) {
+    return new ViewDefinition(
+        name,
+        query,
+        TableName.parse("lake.analytics." + name),
+        List.of(),
+        null,
+        new RefreshSettings(
+            Duration.ofSeconds(1), Duration.ofSeconds(30), OptionalInt.of(chunkBuckets)));
+  }
+
+  private Table target(ViewDefinition view) {
+    return lake.catalog().loadTable(view.target().identifier());
+  }
+
+  private RefreshOutcome refresh(
+      ViewDefinition view, long snapshot, Long watermark, DirtyBuckets dirty) {
+    return refresher.refresh(
+        new RefreshRequest(
+            view, snapshot, watermark, dirty, RefreshRequest.refreshId(view, snapshot)),
+        ViewRefresher.ProgressListener.NONE);
+  }
+
+  private static long micros(String instant) {
+    return BucketColumnType.TIMESTAMPTZ.fromInstant(Instant.parse(instant));
+  }
+
+  private static DirtyBuckets minutesTouched(String... instants) {
+    Bucketing minute = Bucketing.utc(Granularity.MINUTE, BucketColumnType.TIMESTAMPTZ);
+    BucketRangeSet ranges = BucketRangeSet.empty();
+    for (String instant : instants) {
+      ranges = ranges.add(minute.bucketOf(micros(instant)));
+    }
+    return DirtyBuckets.of(ranges, false);
+  }
+
+  private List<Record> someTrades() {
+    return List.of(
+        lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B"),
+        lake.trade("AAPL", "2026-04-08T10:00:30Z", 12.0, 1L, "S"),
+        lake.trade("MSFT", "2026-04-08T10:00:40Z", 99.0, 7L, "B"),
+        lake.trade("AAPL", "2026-04-08T10:01:10Z", 13.0, 3L, "S"),
+        lake.trade("AAPL", "2026-04-09T09:00:00Z", 14.0, 3L, "S"));
+  }
+
+  @Test
+  void shouldFullyRefreshOnFirstRunAndRecordTheBookmark() {
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("ohlcv_1m", OHLCV);
+
+    RefreshOutcome outcome = refresh(view, s1, null, DirtyBuckets.none());
+
+    assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+    assertThat(outcome.full()).isTrue();
+    assertThat(outcome.reason()).isEqualTo("first refresh of the view");
+    assertThat(outcome.rowsWritten()).isEqualTo(4);
+    Table target = target(view);
+    Oracle.assertMatches(target, trades, s1, OHLCV);
+    assertThat(target.properties())
+        .containsEntry(FloeProperties.VIEW, "ohlcv_1m")
+        .containsEntry(FloeProperties.VIEW_VERSION, view.version())
+        .containsEntry(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(s1))
+        .doesNotContainKey(FloeProperties.PROGRESS);
+    Snapshot committed = target.currentSnapshot();
+    assertThat(committed.snapshotId()).isEqualTo(outcome.targetSnapshotId());
+    assertThat(committed.summary())
+        .containsEntry(FloeProperties.VIEW, "ohlcv_1m")
+        .containsEntry(FloeProperties.VIEW_VERSION, view.version())
+        .containsEntry(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(s1))
+        .containsEntry(FloeProperties.REFRESH_ID, RefreshRequest.refreshId(view, s1));
+    assertThat(target.sortOrder().fields()).hasSize(2);
+  }
+
+  @Test
+  void shouldRecomputeOnlyTheDirtyBucketsAndKeepTheRest() {
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("ohlcv_1m", OHLCV);
+    refresh(view, s1, null, DirtyBuckets.none());
+
+    long s2 =
+        lake.append(
+            trades,
+            List.of(
+                lake.trade("AAPL", "2026-04-08T10:00:45Z", 9.0, 2L, "B"),
+                lake.trade("IBM", "2026-04-08T11:30:00Z", 50.0, 1L, "S")));
+    RefreshOutcome outcome =
+        refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:45Z", "2026-04-08T11:30:00Z"));
+
+    assertThat(outcome.full()).isFalse();
+    assertThat(outcome.rowsWritten()).isEqualTo(3);
+    assertThat(outcome.rowsRemoved()).isEqualTo(2);
+    // Only the files of the two dirty minutes (and their neighbours in the same file) are read.
+    assertThat(outcome.rowsRead()).isLessThan(7);
+    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldRemoveAGroupThatVanishedFromItsBucket() {
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("ohlcv_1m", OHLCV);
+    refresh(view, s1, null, DirtyBuckets.none());
+
+    long s2 = lake.deleteByPosition(trades, r -> "MSFT".equals(r.getField("symbol")));
+    refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:40Z"));
+
+    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+    assertThat(Oracle.actual(target(view))).noneMatch(row -> row.contains("MSFT"));
+  }
+
+  @Test
+  void shouldNotApplyTheSameRefreshTwice() {
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("ohlcv_1m", OHLCV);
+    refresh(view, s1, null, DirtyBuckets.none());
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:50Z", 1.0, 1L, "B")));
+    RefreshOutcome first = refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:50Z"));
+    long targetSnapshot = target(view).currentSnapshot().snapshotId();
+
+    RefreshOutcome replay = refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:50Z"));
+
+    assertThat(replay.status()).isEqualTo(RefreshOutcome.Status.ALREADY_APPLIED);
+    assertThat(replay.targetSnapshotId()).isEqualTo(first.targetSnapshotId());
+    assertThat(target(view).currentSnapshot().snapshotId()).isEqualTo(targetSnapshot);
+    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldNeverMoveTheViewBackwards() {
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("ohlcv_1m", OHLCV);
+    refresh(view, s1, null, DirtyBuckets.none());
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:50Z", 1.0, 1L, "B")));
+    refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:50Z"));
+
+    RefreshOutcome stale = refresh(view, s1, null, DirtyBuckets.all("replayed"));
+
+    assertThat(stale.status()).isEqualTo(RefreshOutcome.Status.TARGET_AHEAD);
+    assertThat(target(view).properties())
+        .containsEntry(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(s2));
+    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldCommitAFullRefreshInChunksThatMoveTheBookmarkOnlyAtTheEnd() {
+    List<Record> rows = new ArrayList<>();
+    for (int minute = 0; minute < 30; minute++) {
+      rows.add(
+          lake.trade(
+              "AAPL", String.format("2026-04-08T10:%02d:05Z", minute), 10.0 + minute, 1L, "B"));
+    }
+    long s1 = lake.append(trades, rows);
+    ViewDefinition view = chunked("ohlcv_1m", OHLCV, 7);
+    List<String> progress = new ArrayList<>();
+
+    RefreshOutcome outcome =
+        refresher.refresh(
+            new RefreshRequest(
+                view, s1, null, DirtyBuckets.none(), RefreshRequest.refreshId(view, s1)),
+            (done, total) -> {
+              Table t = target(view);
+              progress.add(
+                  done + "/" + total + " " + t.properties().get(FloeProperties.SOURCE_SNAPSHOT_ID));
+            });
+
+    assertThat(outcome.chunks()).isEqualTo(5);
+    assertThat(progress)
+        .containsExactly("1/5 null", "2/5 null", "3/5 null", "4/5 null", "5/5 " + s1);
+    assertThat(target(view).properties()).doesNotContainKey(FloeProperties.PROGRESS);
+    Oracle.assertMatches(target(view), trades, s1, OHLCV);
+  }
+
+  @Test
+  void shouldResumeAChunkedRefreshAfterACrashWithoutRedoingCommittedChunks() {
+    List<Record> rows = new ArrayList<>();
+    for (int minute = 0; minute < 20; minute++) {
+      rows.add(
+          lake.trade(
+              "AAPL", String.format("2026-04-08T10:%02d:05Z", minute), 10.0 + minute, 1L, "B"));
+    }
+    long s1 = lake.append(trades, rows);
+    ViewDefinition view = chunked("ohlcv_1m", OHLCV, 5);
+    RefreshRequest request =
+        new RefreshRequest(view, s1, null, DirtyBuckets.none(), RefreshRequest.refreshId(view, s1));
+
+    assertThatThrownBy(
+            () ->
+                refresher.refresh(
+                    request,
+                    (done, total) -> {
+                      if (done == 2) {
+                        throw new IllegalStateException("crash after chunk 2");
+                      }
+                    }))
+        .hasMessage("crash after chunk 2");
+    assertThat(target(view).properties())
+        .containsEntry(FloeProperties.PROGRESS, request.refreshId() + "#1/4")
+        .doesNotContainKey(FloeProperties.SOURCE_SNAPSHOT_ID);
+    int snapshotsBefore = count(target(view).snapshots());
+
+    RefreshOutcome resumed = refresher.refresh(request, ViewRefresher.ProgressListener.NONE);
+
+    assertThat(resumed.chunks()).isEqualTo(2);
+    assertThat(count(target(view).snapshots())).isEqualTo(snapshotsBefore + 2);
+    Oracle.assertMatches(target(view), trades, s1, OHLCV);
+  }
+
+  @Test
+  void shouldFullyRefreshAndChangeTheSchemaWhenTheViewChanges() {
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition v1 = view("bars", OHLCV);
+    refresh(v1, s1, null, DirtyBuckets.none());
+    String changed =
+        """
+        SELECT symbol, date_trunc('hour', ts) AS minute_ts, count(*) AS trade_count,
+               sum(price * quantity) / sum(quantity) AS vwap
+        FROM lake.market.trades GROUP BY 1, 2
+        """;
+    ViewDefinition v2 = view("bars", changed);
+
+    RefreshOutcome outcome = refresh(v2, s1, s1, DirtyBuckets.none());
+
+    assertThat(outcome.full()).isTrue();
+    assertThat(outcome.reason()).isEqualTo("view definition changed");
+    assertThat(target(v2).schema().columns().stream().map(c -> c.name()).toList())
+        .containsExactly("symbol", "minute_ts", "trade_count", "vwap");
+    Oracle.assertMatches(target(v2), trades, s1, changed);
+  }
+
+  @Test
+  void shouldRefuseANonEmptyTargetThatFloeDidNotCreate() {
+    long s1 = lake.append(trades, someTrades());
+    Table foreign = lake.createTrades("analytics", "taken");
+    lake.append(foreign, List.of(lake.trade("X", "2026-01-01T00:00:00Z", 1.0, 1L, "B")));
+    ViewDefinition view =
+        ViewDefinition.of("taken", OHLCV, TableName.parse("lake.analytics.taken"));
+
+    assertThatThrownBy(() -> refresh(view, s1, null, DirtyBuckets.none()))
+        .isInstanceOf(ViewRefreshException.class)
+        .hasMessageContaining(
+            "Target lake.analytics.taken exists, holds rows and was not created by Floe");
+    assertThat(
+            lake.catalog()
+                .loadTable(TableIdentifier.of("analytics", "taken"))
+                .currentSnapshot()
+                .snapshotId())
+        .isEqualTo(foreign.currentSnapshot().snapshotId());
+  }
+
+  @Test
+  void shouldFailClearlyWhenTheSourceNoLongerFitsTheQuery() {
+    long s1 = lake.append(trades, someTrades());
+    trades.updateSchema().renameColumn("quantity", "qty").commit();
+    long s2 = lake.append(trades, List.of());
+
+    assertThatThrownBy(() -> refresh(view("ohlcv_1m", OHLCV), s2, null, DirtyBuckets.none()))
+        .isInstanceOf(ViewRefreshException.class)
+        .hasMessageContaining("the query no longer fits source")
+        .hasMessageContaining("unknown column: quantity");
+    assertThat(s1).isNotEqualTo(s2);
+  }
+
+  @Test
+  void shouldRecomputeTheWholeWeekWhenOneDayChanges() {
+    String weekly =
+        "SELECT symbol, date_trunc('week', ts) AS week, sum(quantity) AS volume, count(*) AS n"
+            + " FROM lake.market.trades GROUP BY 1, 2";
+    long s1 =
+        lake.append(
+            trades,
+            List.of(
+                lake.trade("A", "2026-04-06T10:00:00Z", 1.0, 1L, "B"),
+                lake.trade("A", "2026-04-07T10:00:00Z", 1.0, 2L, "B"),
+                lake.trade("A", "2026-04-14T10:00:00Z", 1.0, 4L, "B")));
+    ViewDefinition view = view("weekly", weekly);
+    refresh(view, s1, null, DirtyBuckets.none());
+
+    long s2 = lake.append(trades, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 8L, "B")));
+    Bucketing week = Bucketing.utc(Granularity.WEEK, BucketColumnType.TIMESTAMPTZ);
+    long touched = micros("2026-04-08T10:00:00Z");
+    RefreshOutcome outcome =
+        refresh(
+            view, s2, s1, DirtyBuckets.of(BucketRangeSet.of(week.expand(touched, touched)), false));
+
+    // The day-partitioned source is read for the whole week, not just the new day.
+    assertThat(outcome.rowsRead()).isEqualTo(3);
+    Oracle.assertMatches(target(view), trades, s2, weekly);
+  }
+
+  private static int count(Iterable<?> items) {
+    int n = 0;
+    for (Object ignored : items) {
+      n++;
+    }
+    return n;
+  }
+}

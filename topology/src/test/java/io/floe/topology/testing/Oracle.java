@@ -1,0 +1,259 @@
+package io.floe.topology.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewQueryParser;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.DateTimeUtil;
+
+/**
+ * The oracle of DESIGN §3.8: a view evaluated from scratch on every row of a source snapshot, by a
+ * deliberately separate code path. Rows come from Iceberg's own generic reader (deletes applied)
+ * and the query runs in DuckDB, an engine that shares nothing with Floe's evaluator.
+ *
+ * <p>Only UTC views are supported, and functions whose Floe result is a documented deterministic
+ * choice are mapped to DuckDB's exact equivalents ({@code arbitrary} to {@code min}, {@code
+ * approx_distinct} to {@code count(DISTINCT ...)}); tests keep {@code min_by}/{@code max_by} keys
+ * unique, where DuckDB's tie-breaking is arbitrary.
+ */
+public final class Oracle {
+
+  private Oracle() {}
+
+  /** The rows the view must hold for source snapshot {@code snapshotId}, normalized. */
+  public static List<List<Object>> expected(Table source, long snapshotId, String viewQuery) {
+    List<Record> rows = IcebergFixture.readAll(source, snapshotId);
+    Schema schema = source.schemas().get(source.snapshot(snapshotId).schemaId());
+    if (schema == null) {
+      schema = source.schema();
+    }
+    try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+      try (Statement s = duck.createStatement()) {
+        s.execute("SET TimeZone = 'UTC'");
+        s.execute("CREATE TABLE src (" + columns(schema) + ")");
+      }
+      String placeholders =
+          schema.columns().stream().map(c -> "?").collect(Collectors.joining(", "));
+      try (PreparedStatement insert =
+          duck.prepareStatement("INSERT INTO src VALUES (" + placeholders + ")")) {
+        for (Record row : rows) {
+          for (int i = 0; i < schema.columns().size(); i++) {
+            insert.setObject(i + 1, toDuck(row.getField(schema.columns().get(i).name())));
+          }
+          insert.addBatch();
+        }
+        insert.executeBatch();
+      }
+      List<List<Object>> result = new ArrayList<>();
+      try (Statement s = duck.createStatement();
+          ResultSet rs = s.executeQuery(forDuckDb(viewQuery))) {
+        int width = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+          List<Object> row = new ArrayList<>(width);
+          for (int i = 1; i <= width; i++) {
+            row.add(normalize(rs.getObject(i)));
+          }
+          result.add(row);
+        }
+      }
+      return sorted(result);
+    } catch (SQLException e) {
+      throw new IllegalStateException("Oracle failed for " + viewQuery + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The rows a view's target holds at its current snapshot, normalized. */
+  public static List<List<Object>> actual(Table target) {
+    target.refresh();
+    if (target.currentSnapshot() == null) {
+      return List.of();
+    }
+    List<List<Object>> result = new ArrayList<>();
+    for (Record record : IcebergFixture.readAll(target, target.currentSnapshot().snapshotId())) {
+      List<Object> row = new ArrayList<>();
+      for (int i = 0; i < record.size(); i++) {
+        row.add(normalize(record.get(i)));
+      }
+      result.add(row);
+    }
+    return sorted(result);
+  }
+
+  /** Asserts that the target equals the view evaluated from scratch on the source snapshot. */
+  public static void assertMatches(Table target, Table source, long snapshotId, String viewQuery) {
+    List<List<Object>> expected = expected(source, snapshotId, viewQuery);
+    List<List<Object>> actual = actual(target);
+    if (!equal(expected, actual)) {
+      fail(
+          "View "
+              + target.name()
+              + " differs from the oracle at source snapshot "
+              + snapshotId
+              + "%nexpected (%d rows): %s%nactual   (%d rows): %s",
+          expected.size(),
+          expected,
+          actual.size(),
+          actual);
+    }
+    assertThat(actual).hasSameSizeAs(expected);
+  }
+
+  private static boolean equal(List<List<Object>> expected, List<List<Object>> actual) {
+    if (expected.size() != actual.size()) {
+      return false;
+    }
+    for (int r = 0; r < expected.size(); r++) {
+      List<Object> e = expected.get(r);
+      List<Object> a = actual.get(r);
+      if (e.size() != a.size()) {
+        return false;
+      }
+      for (int c = 0; c < e.size(); c++) {
+        if (!same(e.get(c), a.get(c))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean same(Object e, Object a) {
+    if (e == null || a == null) {
+      return e == a;
+    }
+    if (e instanceof Double x && a instanceof Double y) {
+      return Math.abs(x - y) <= 1e-9 * Math.max(1, Math.max(Math.abs(x), Math.abs(y)));
+    }
+    if (e instanceof BigDecimal x && a instanceof BigDecimal y) {
+      return x.compareTo(y) == 0;
+    }
+    return e.equals(a);
+  }
+
+  private static List<List<Object>> sorted(List<List<Object>> rows) {
+    rows.sort(Comparator.comparing(Oracle::sortKey));
+    return rows;
+  }
+
+  private static String sortKey(List<Object> row) {
+    StringBuilder key = new StringBuilder();
+    for (Object value : row) {
+      // Doubles are rounded so that last-bit differences do not change the order.
+      Object v = value instanceof Double d ? String.format("%.6e", d) : value;
+      key.append(v).append('\u0001');
+    }
+    return key.toString();
+  }
+
+  /** Numbers as BigDecimal (integers) or Double, temporal values as epoch micros or days. */
+  static Object normalize(Object value) {
+    if (value == null) {
+      return null;
+    }
+    if (value instanceof Float f) {
+      return f.doubleValue();
+    }
+    if (value instanceof Double) {
+      return value;
+    }
+    if (value instanceof BigDecimal d) {
+      return d.stripTrailingZeros();
+    }
+    if (value instanceof BigInteger i) {
+      return new BigDecimal(i);
+    }
+    if (value instanceof Long
+        || value instanceof Integer
+        || value instanceof Short
+        || value instanceof Byte) {
+      return BigDecimal.valueOf(((Number) value).longValue());
+    }
+    if (value instanceof OffsetDateTime t) {
+      return "ts:" + DateTimeUtil.microsFromTimestamptz(t);
+    }
+    if (value instanceof LocalDateTime t) {
+      return "ts:" + DateTimeUtil.microsFromTimestamp(t);
+    }
+    if (value instanceof java.sql.Timestamp t) {
+      return "ts:" + DateTimeUtil.microsFromTimestamp(t.toLocalDateTime());
+    }
+    if (value instanceof LocalDate d) {
+      return "date:" + d.toEpochDay();
+    }
+    if (value instanceof java.sql.Date d) {
+      return "date:" + d.toLocalDate().toEpochDay();
+    }
+    if (value instanceof CharSequence s) {
+      return s.toString();
+    }
+    return value;
+  }
+
+  private static Object toDuck(Object value) {
+    if (value instanceof OffsetDateTime t) {
+      return t.withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime();
+    }
+    return value;
+  }
+
+  private static String columns(Schema schema) {
+    List<String> columns = new ArrayList<>();
+    for (Types.NestedField field : schema.columns()) {
+      String type =
+          switch (field.type().typeId()) {
+            case BOOLEAN -> "BOOLEAN";
+            case INTEGER -> "INTEGER";
+            case LONG -> "BIGINT";
+            case FLOAT -> "REAL";
+            case DOUBLE -> "DOUBLE";
+            case DATE -> "DATE";
+            case TIMESTAMP, TIMESTAMP_NANO -> "TIMESTAMP";
+            case STRING -> "VARCHAR";
+            case DECIMAL -> {
+              Types.DecimalType d = (Types.DecimalType) field.type();
+              yield "DECIMAL(" + d.precision() + ", " + d.scale() + ")";
+            }
+            default -> throw new IllegalArgumentException("oracle cannot hold " + field.type());
+          };
+      columns.add("\"" + field.name() + "\" " + type);
+    }
+    return String.join(", ", columns);
+  }
+
+  /** The view query in DuckDB's dialect, over the table {@code src}. */
+  static String forDuckDb(String viewQuery) {
+    TableName source;
+    try {
+      source = ViewQueryParser.parse(viewQuery).source();
+    } catch (InvalidViewException e) {
+      throw new IllegalArgumentException(e);
+    }
+    String sql = viewQuery.replaceAll("(?i)" + Pattern.quote(source.toString()) + "\\b", "src");
+    sql = sql.replaceAll("(?i)\\barbitrary\\s*\\(", "min(");
+    sql = sql.replaceAll("(?i)\\bapprox_distinct\\s*\\(", "count(DISTINCT ");
+    return sql;
+  }
+}
