@@ -1,0 +1,26 @@
+package io.floe.topology.detect;
+
+import io.floe.topology.view.Granularity;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ParsedViewQuery;
+import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewQueryParser;
+import java.time.ZoneId;
+
+/**
+ * What detection needs to know of a view: which source column its buckets cut, how, and in which
+ * zone. The column's type comes from the schema of each snapshot.
+ *
+ * @param view the view name
+ * @param bucketColumn the source column inside {@code date_trunc}
+ * @param granularity the bucket size
+ * @param zone the zone of bucket boundaries
+ */
+public record BucketedView(String view, String bucketColumn, Granularity granularity, ZoneId zone) {
+
+  /** The buckets of a view definition, from its query's structure. */
+  public static BucketedView of(ViewDefinition view) throws InvalidViewException {
+    ParsedViewQuery query = ViewQueryParser.parse(view.query());
+    return new BucketedView(view.name(), query.bucketColumn(), query.granularity(), view.zone());
+  }
+}

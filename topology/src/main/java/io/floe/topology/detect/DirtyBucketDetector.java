@@ -1,0 +1,252 @@
+package io.floe.topology.detect;
+
+import io.floe.topology.view.BucketColumnType;
+import io.floe.topology.view.BucketRangeSet;
+import io.floe.topology.view.Bucketing;
+import io.floe.topology.view.DirtyBuckets;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Works out from file statistics alone which buckets of which views one snapshot changed (DESIGN
+ * §3.2–§3.4); no data file is read.
+ *
+ * <ul>
+ *   <li>{@code replace} (compaction) changes no row and dirties nothing.
+ *   <li>{@code append} dirties the buckets of the files it added.
+ *   <li>{@code overwrite} and {@code delete} also dirty the buckets of the data files they removed
+ *       (their statistics are read from the parent snapshot's manifests, since removed entries in
+ *       new manifests carry none) and of every data file an added or removed delete file applies
+ *       to, as Iceberg's own planning matches them.
+ * </ul>
+ *
+ * Each file contributes {@code [floor(min), floor(max) + 1 bucket)} of its bucket-column bounds,
+ * and the null bucket when it holds nulls. When that cannot be made exact (no bounds, an unknown
+ * operation, a bucket column the snapshot's schema lacks), the view is fully refreshed, with the
+ * reason.
+ */
+public final class DirtyBucketDetector {
+
+  private DirtyBucketDetector() {}
+
+  /**
+   * The dirty buckets of each view, for snapshot {@code snapshotId} of {@code table}.
+   *
+   * @return per view name, possibly {@link DirtyBuckets#none()}
+   */
+  public static Map<String, DirtyBuckets> detect(
+      Table table, long snapshotId, List<BucketedView> views) {
+    Snapshot snapshot = table.snapshot(snapshotId);
+    Map<String, DirtyBuckets> dirty = new LinkedHashMap<>();
+    if (views.isEmpty()) {
+      return dirty;
+    }
+    if (snapshot == null) {
+      views.forEach(
+          v -> dirty.put(v.view(), DirtyBuckets.all("snapshot " + snapshotId + " has expired")));
+      return dirty;
+    }
+    String operation = snapshot.operation();
+    if (DataOperations.REPLACE.equals(operation)) {
+      views.forEach(v -> dirty.put(v.view(), DirtyBuckets.none()));
+      return dirty;
+    }
+    if (!DataOperations.APPEND.equals(operation)
+        && !DataOperations.OVERWRITE.equals(operation)
+        && !DataOperations.DELETE.equals(operation)) {
+      views.forEach(
+          v ->
+              dirty.put(
+                  v.view(),
+                  DirtyBuckets.all(
+                      "snapshot " + snapshotId + " has unknown operation " + operation)));
+      return dirty;
+    }
+
+    Changes changes;
+    try {
+      changes = changes(table, snapshot);
+    } catch (MissingStatisticsException e) {
+      views.forEach(v -> dirty.put(v.view(), DirtyBuckets.all(e.getMessage())));
+      return dirty;
+    }
+    Schema schema = schemaOf(table, snapshot);
+    for (BucketedView view : views) {
+      dirty.put(view.view(), dirtyBuckets(view, schema, changes));
+    }
+    return dirty;
+  }
+
+  /** The data files whose rows a snapshot changed, with their statistics. */
+  private record Changes(List<ContentFile<?>> files) {}
+
+  private static Changes changes(Table table, Snapshot snapshot) {
+    List<ContentFile<?>> files = new ArrayList<>();
+    for (DataFile added : snapshot.addedDataFiles(table.io())) {
+      files.add(added);
+    }
+    Set<String> removed = new HashSet<>();
+    for (DataFile file : snapshot.removedDataFiles(table.io())) {
+      removed.add(file.location());
+    }
+    if (!removed.isEmpty()) {
+      files.addAll(removedWithStatistics(table, snapshot, removed));
+    }
+    Set<String> addedDeletes = paths(snapshot.addedDeleteFiles(table.io()));
+    if (!addedDeletes.isEmpty()) {
+      files.addAll(dataFilesAffectedBy(table, snapshot.snapshotId(), addedDeletes));
+    }
+    Set<String> removedDeletes = paths(snapshot.removedDeleteFiles(table.io()));
+    if (!removedDeletes.isEmpty() && snapshot.parentId() != null) {
+      // Rows come back when a delete file goes, unless their data file went too (counted above).
+      files.addAll(dataFilesAffectedBy(table, snapshot.parentId(), removedDeletes));
+    }
+    return new Changes(files);
+  }
+
+  private static Set<String> paths(Iterable<DeleteFile> files) {
+    Set<String> paths = new HashSet<>();
+    for (DeleteFile file : files) {
+      paths.add(file.location());
+    }
+    return paths;
+  }
+
+  /**
+   * The removed data files as the parent snapshot's manifests list them, with statistics. Only
+   * manifests the snapshot rewrote can hold them.
+   */
+  private static List<DataFile> removedWithStatistics(
+      Table table, Snapshot snapshot, Set<String> removed) {
+    if (snapshot.parentId() == null || table.snapshot(snapshot.parentId()) == null) {
+      throw new MissingStatisticsException(
+          "the parent of snapshot "
+              + snapshot.snapshotId()
+              + " has expired, so the bounds of the files it removed are unknown");
+    }
+    Snapshot parent = table.snapshot(snapshot.parentId());
+    Set<String> kept = new HashSet<>();
+    for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
+      kept.add(manifest.path());
+    }
+    List<DataFile> found = new ArrayList<>();
+    for (ManifestFile manifest : parent.dataManifests(table.io())) {
+      if (kept.contains(manifest.path())) {
+        continue;
+      }
+      try (ManifestReader<DataFile> reader =
+          ManifestFiles.read(manifest, table.io(), table.specs())) {
+        for (DataFile file : reader) {
+          if (removed.contains(file.location())) {
+            found.add(file.copy());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    if (found.size() < removed.size()) {
+      throw new MissingStatisticsException(
+          "snapshot "
+              + snapshot.snapshotId()
+              + " removed data files whose entries are not in its parent's manifests");
+    }
+    return found;
+  }
+
+  /** Data files that {@code deletes} apply to in snapshot {@code snapshotId}, as Iceberg plans. */
+  private static List<DataFile> dataFilesAffectedBy(
+      Table table, long snapshotId, Set<String> deletes) {
+    List<DataFile> affected = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(snapshotId).includeColumnStats().planFiles()) {
+      for (FileScanTask task : tasks) {
+        boolean hit = task.deletes().stream().anyMatch(d -> deletes.contains(d.location()));
+        if (hit && seen.add(task.file().location())) {
+          affected.add(task.file().copy());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return affected;
+  }
+
+  private static Schema schemaOf(Table table, Snapshot snapshot) {
+    Integer id = snapshot.schemaId();
+    Schema schema = id == null ? null : table.schemas().get(id);
+    return schema == null ? table.schema() : schema;
+  }
+
+  private static DirtyBuckets dirtyBuckets(BucketedView view, Schema schema, Changes changes) {
+    Types.NestedField field = schema.caseInsensitiveFindField(view.bucketColumn());
+    if (field == null) {
+      return DirtyBuckets.all(
+          "the source schema has no column " + view.bucketColumn() + " any more");
+    }
+    Optional<BucketColumnType> type = BucketColumnType.of(field.type());
+    if (type.isEmpty() || (type.get().isDate() && view.granularity().isTimeOfDay())) {
+      return DirtyBuckets.all(
+          "source column " + field.name() + " is now " + field.type() + ", not a bucket column");
+    }
+    Bucketing bucketing = Bucketing.of(view.granularity(), type.get(), view.zone());
+    List<io.floe.topology.view.BucketRange> ranges = new ArrayList<>();
+    boolean nullBucket = false;
+    int id = field.fieldId();
+    for (ContentFile<?> file : changes.files()) {
+      Long nulls = value(file.nullValueCounts(), id);
+      ByteBuffer lower = value(file.lowerBounds(), id);
+      ByteBuffer upper = value(file.upperBounds(), id);
+      if (lower == null || upper == null) {
+        if (nulls != null && nulls == file.recordCount()) {
+          nullBucket = true;
+          continue;
+        }
+        return DirtyBuckets.all(
+            "file " + file.location() + " has no bounds for bucket column " + field.name());
+      }
+      long min = ((Number) Conversions.fromByteBuffer(field.type(), lower)).longValue();
+      long max = ((Number) Conversions.fromByteBuffer(field.type(), upper)).longValue();
+      ranges.add(bucketing.expand(min, max));
+      // Unknown null counts must assume nulls: the null bucket is cheap to recompute.
+      if (nulls == null || nulls > 0) {
+        nullBucket = true;
+      }
+    }
+    return DirtyBuckets.of(BucketRangeSet.of(ranges), nullBucket);
+  }
+
+  private static <T> T value(Map<Integer, T> map, int id) {
+    return map == null ? null : map.get(id);
+  }
+
+  /** The statistics needed to bound a change are gone: views must fully refresh. */
+  private static final class MissingStatisticsException extends RuntimeException {
+    MissingStatisticsException(String message) {
+      super(message);
+    }
+  }
+}
