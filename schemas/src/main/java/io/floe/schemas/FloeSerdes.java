@@ -15,6 +15,11 @@ public final class FloeSerdes {
     return AvroSerde.of(SnapshotEvent.class);
   }
 
+  /** Values of {@code floe.views}. */
+  public static AvroSerde<ViewRecord> viewRecord() {
+    return AvroSerde.of(ViewRecord.class);
+  }
+
   /** Values of {@code floe.refreshes}. */
   public static AvroSerde<RefreshEvent> refreshEvent() {
     return AvroSerde.of(RefreshEvent.class);

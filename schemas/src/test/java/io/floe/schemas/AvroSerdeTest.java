@@ -143,4 +143,25 @@ class AvroSerdeTest {
         .isInstanceOf(SerializationException.class)
         .hasMessageContaining("TableCommitted");
   }
+
+  @Test
+  void shouldRoundTripViewRecord() {
+    AvroSerde<ViewRecord> serde = FloeSerdes.viewRecord();
+    ViewRecord view =
+        ViewRecord.newBuilder()
+            .setName("ohlcv_1m")
+            .setQuery("SELECT ...")
+            .setTarget("lake.analytics.ohlcv_1m")
+            .setTargetPartitioning(List.of("day(minute_ts)"))
+            .setTimezone("Europe/Paris")
+            .setDebounceMs(500)
+            .setMaxDelayMs(10_000)
+            .setChunkBuckets(60)
+            .setOrigin("file")
+            .setUpdatedAt(Instant.ofEpochMilli(1_700_000_000_000L))
+            .build();
+
+    assertThat(serde.deserialize("floe.views", serde.serialize("floe.views", view)))
+        .isEqualTo(view);
+  }
 }

@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SchemaEvolutionTest {
 
   static Stream<Schema> currentSchemas() {
-    return Stream.of(TableCommitted.SCHEMA$, SnapshotEvent.SCHEMA$, RefreshEvent.SCHEMA$);
+    return Stream.of(
+        TableCommitted.SCHEMA$, SnapshotEvent.SCHEMA$, RefreshEvent.SCHEMA$, ViewRecord.SCHEMA$);
   }
 
   @ParameterizedTest

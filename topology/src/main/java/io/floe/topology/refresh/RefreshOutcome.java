@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.view.BucketColumnType;
 import io.floe.topology.view.DirtyBuckets;
 
 /**
@@ -10,6 +11,8 @@ import io.floe.topology.view.DirtyBuckets;
  * @param full whether every bucket was recomputed
  * @param reason why the refresh was full (or skipped), for status and refresh events; may be null
  * @param recomputed the buckets recomputed, in stored bucket-column values
+ * @param bucketType the type of the bucket column, the unit of {@code recomputed}; null if unknown
+ * @param sourceSnapshotId the source snapshot the refresh read
  * @param targetSnapshotId the target snapshot holding the change, if any
  * @param sourceCommitMillis when the source snapshot was committed
  * @param targetCommitMillis when the target snapshot was committed, if any
@@ -26,6 +29,8 @@ public record RefreshOutcome(
     boolean full,
     String reason,
     DirtyBuckets recomputed,
+    BucketColumnType bucketType,
+    long sourceSnapshotId,
     Long targetSnapshotId,
     long sourceCommitMillis,
     Long targetCommitMillis,

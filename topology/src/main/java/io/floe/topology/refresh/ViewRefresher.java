@@ -1,5 +1,7 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.detect.BucketedView;
+import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.view.BucketColumnType;
 import io.floe.topology.view.BucketRange;
 import io.floe.topology.view.BucketRangeSet;
@@ -19,7 +21,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -57,6 +58,7 @@ public final class ViewRefresher {
 
   private static final Logger LOG = LoggerFactory.getLogger(ViewRefresher.class);
   private static final int COMMIT_ATTEMPTS = 3;
+  private static final int MAX_CATCH_UP_SNAPSHOTS = 1000;
 
   /** Told about each committed chunk of a refresh: progress of long refreshes. */
   @FunctionalInterface
@@ -90,7 +92,18 @@ public final class ViewRefresher {
   public RefreshOutcome refresh(RefreshRequest request, ProgressListener progress) {
     ViewDefinition view = request.view();
     Table source = load(view, sourceName(view));
-    Snapshot snapshot = source.snapshot(request.sourceSnapshotId());
+    Snapshot snapshot =
+        request.sourceSnapshotId() == null
+            ? source.currentSnapshot()
+            : source.snapshot(request.sourceSnapshotId());
+    if (snapshot == null && request.sourceSnapshotId() == null) {
+      throw new ViewRefreshException(
+          "Cannot refresh view "
+              + view.name()
+              + ": source "
+              + source.name()
+              + " has no snapshot yet");
+    }
     if (snapshot == null) {
       throw new ViewRefreshException(
           "Cannot refresh view "
@@ -217,30 +230,11 @@ public final class ViewRefresher {
       if (sourceSnapshot.equals(bookmark) && inProgress == null && view.version().equals(version)) {
         return skipped(RefreshOutcome.Status.ALREADY_APPLIED, null);
       }
-      DirtyBuckets dirty = request.dirty();
-      if (bookmark == null) {
-        dirty = DirtyBuckets.all("first refresh of the view");
-      } else if (!view.version().equals(version)) {
-        dirty = DirtyBuckets.all("view definition changed");
-      } else if (!Objects.equals(bookmark, toString(request.watermark()))) {
-        long reflected = Long.parseLong(bookmark);
-        if (SnapshotUtil.isAncestorOf(source, reflected, snapshot.snapshotId())) {
-          return skipped(
-              RefreshOutcome.Status.TARGET_AHEAD,
-              "target already reflects source snapshot " + reflected);
-        }
-        boolean betweenWatermarkAndSource =
-            request.watermark() != null
-                && SnapshotUtil.isAncestorOf(source, snapshot.snapshotId(), reflected)
-                && SnapshotUtil.isAncestorOf(source, reflected, request.watermark());
-        if (!betweenWatermarkAndSource) {
-          dirty =
-              DirtyBuckets.all(
-                  "target reflects source snapshot "
-                      + reflected
-                      + ", which is not between Floe's watermark and snapshot "
-                      + sourceSnapshot);
-        }
+      DirtyBuckets dirty = decide(bookmark, version);
+      if (dirty == null) {
+        return skipped(
+            RefreshOutcome.Status.TARGET_AHEAD,
+            "target already reflects source snapshot " + bookmark);
       }
 
       int size = view.refresh().chunkBuckets().orElse(Chunks.defaultSize(plan.granularity()));
@@ -295,6 +289,8 @@ public final class ViewRefresher {
           dirty.full(),
           dirty.full() ? dirty.reason() : null,
           dirty,
+          bucketType,
+          snapshot.snapshotId(),
           targetSnapshotId,
           snapshot.timestampMillis(),
           committed == null ? null : committed.timestampMillis(),
@@ -307,6 +303,65 @@ public final class ViewRefresher {
           chunksCommitted);
     }
 
+    /**
+     * The buckets to recompute, given the target's bookmark; null when the target is already past
+     * the source snapshot.
+     */
+    private DirtyBuckets decide(String bookmark, String version) {
+      if (bookmark == null) {
+        return DirtyBuckets.all("first refresh of the view");
+      }
+      if (!view.version().equals(version)) {
+        return DirtyBuckets.all("view definition changed");
+      }
+      String uuid = target.properties().get(FloeProperties.SOURCE_TABLE_UUID);
+      if (uuid != null && !uuid.equals(source.uuid().toString())) {
+        return DirtyBuckets.all("source table " + source.name() + " was dropped and recreated");
+      }
+      long reflected = Long.parseLong(bookmark);
+      long pinned = snapshot.snapshotId();
+      if (reflected != pinned && SnapshotUtil.isAncestorOf(source, reflected, pinned)) {
+        return null;
+      }
+      if (request.forceFull()) {
+        return DirtyBuckets.all(
+            request.dirty().reason() == null ? "full refresh requested" : request.dirty().reason());
+      }
+      boolean asExpected = request.watermark() != null && reflected == request.watermark();
+      if (asExpected && !request.dirty().full()) {
+        return request.dirty();
+      }
+      // The target's bookmark tells exactly where it stands: detect what changed since.
+      if (reflected == pinned) {
+        return DirtyBuckets.none();
+      }
+      if (!SnapshotUtil.isAncestorOf(source, pinned, reflected)) {
+        return DirtyBuckets.all(
+            "target reflects source snapshot "
+                + reflected
+                + ", which is not an ancestor of snapshot "
+                + pinned);
+      }
+      List<Long> between = SnapshotUtil.snapshotIdsBetween(source, reflected, pinned);
+      if (between.size() > MAX_CATCH_UP_SNAPSHOTS) {
+        return DirtyBuckets.all(
+            between.size() + " source snapshots since the target's bookmark " + reflected);
+      }
+      try {
+        BucketedView bucketed = BucketedView.of(view);
+        DirtyBuckets detected = DirtyBuckets.none();
+        for (long id : between) {
+          detected =
+              detected.union(
+                  DirtyBucketDetector.detect(source, id, List.of(bucketed)).get(view.name()));
+        }
+        return detected;
+      } catch (InvalidViewException e) {
+        throw new ViewRefreshException(
+            "Cannot refresh view " + view.name() + ": " + e.getMessage());
+      }
+    }
+
     private RefreshOutcome skipped(RefreshOutcome.Status status, String reason) {
       Snapshot current = target.currentSnapshot();
       return new RefreshOutcome(
@@ -314,6 +369,8 @@ public final class ViewRefresher {
           false,
           reason,
           DirtyBuckets.none(),
+          bucketType,
+          snapshot.snapshotId(),
           current == null ? null : current.snapshotId(),
           snapshot.timestampMillis(),
           current == null ? null : current.timestampMillis(),
@@ -588,10 +645,6 @@ public final class ViewRefresher {
         }
       }
       return null;
-    }
-
-    private static String toString(Long value) {
-      return value == null ? null : value.toString();
     }
 
     private static long toLong(Object value) {

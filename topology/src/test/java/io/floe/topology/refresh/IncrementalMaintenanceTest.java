@@ -104,12 +104,7 @@ class IncrementalMaintenanceTest {
     }
     RefreshOutcome outcome =
         refresher.refresh(
-            new RefreshRequest(
-                view,
-                current.snapshotId(),
-                watermark,
-                dirty,
-                RefreshRequest.refreshId(view, current.snapshotId())),
+            RefreshRequest.of(view, current.snapshotId(), watermark, dirty),
             ViewRefresher.ProgressListener.NONE);
     assertThat(outcome.status()).isNotEqualTo(RefreshOutcome.Status.TARGET_AHEAD);
     watermarks.put(view.name(), current.snapshotId());

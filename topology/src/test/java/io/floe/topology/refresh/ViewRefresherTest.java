@@ -79,9 +79,7 @@ class ViewRefresherTest {
   private RefreshOutcome refresh(
       ViewDefinition view, long snapshot, Long watermark, DirtyBuckets dirty) {
     return refresher.refresh(
-        new RefreshRequest(
-            view, snapshot, watermark, dirty, RefreshRequest.refreshId(view, snapshot)),
-        ViewRefresher.ProgressListener.NONE);
+        RefreshRequest.of(view, snapshot, watermark, dirty), ViewRefresher.ProgressListener.NONE);
   }
 
   private static long micros(String instant) {
@@ -219,8 +217,7 @@ class ViewRefresherTest {
 
     RefreshOutcome outcome =
         refresher.refresh(
-            new RefreshRequest(
-                view, s1, null, DirtyBuckets.none(), RefreshRequest.refreshId(view, s1)),
+            RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
             (done, total) -> {
               Table t = target(view);
               progress.add(
@@ -244,8 +241,7 @@ class ViewRefresherTest {
     }
     long s1 = lake.append(trades, rows);
     ViewDefinition view = chunked("ohlcv_1m", OHLCV, 5);
-    RefreshRequest request =
-        new RefreshRequest(view, s1, null, DirtyBuckets.none(), RefreshRequest.refreshId(view, s1));
+    RefreshRequest request = RefreshRequest.of(view, s1, null, DirtyBuckets.none());
 
     assertThatThrownBy(
             () ->
@@ -349,6 +345,47 @@ class ViewRefresherTest {
     // The day-partitioned source is read for the whole week, not just the new day.
     assertThat(outcome.rowsRead()).isEqualTo(3);
     Oracle.assertMatches(target(view), trades, s2, weekly);
+  }
+
+  @Test
+  void shouldCatchUpFromTheTargetBookmarkWhenFloeLostItsState() {
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("ohlcv_1m", OHLCV);
+    refresh(view, s1, null, DirtyBuckets.none());
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:50Z", 1.0, 1L, "B")));
+
+    // A fresh Floe knows nothing of the view: everything may be dirty, but the bookmark says s1.
+    RefreshOutcome outcome = refresh(view, s2, null, DirtyBuckets.all("view state was lost"));
+
+    assertThat(outcome.full()).isFalse();
+    // Only the 10:00 minute is recomputed: its AAPL and MSFT bars.
+    assertThat(outcome.rowsWritten()).isEqualTo(2);
+    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldRecomputeEverythingWhenAFullRefreshIsForced() {
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("ohlcv_1m", OHLCV);
+    refresh(view, s1, null, DirtyBuckets.none());
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:50Z", 1.0, 1L, "B")));
+
+    RefreshOutcome outcome =
+        refresher.refresh(
+            new RefreshRequest(
+                view,
+                s2,
+                s1,
+                DirtyBuckets.all("requested"),
+                true,
+                RefreshRequest.refreshId(view, s2)),
+            ViewRefresher.ProgressListener.NONE);
+
+    assertThat(outcome.full()).isTrue();
+    assertThat(outcome.rowsWritten()).isEqualTo(4);
+    Oracle.assertMatches(target(view), trades, s2, OHLCV);
   }
 
   private static int count(Iterable<?> items) {
