@@ -12,7 +12,9 @@ import io.floe.topology.view.DirtyBuckets;
  * @param reason why the refresh was full (or skipped), for status and refresh events; may be null
  * @param recomputed the buckets recomputed, in stored bucket-column values
  * @param bucketType the type of the bucket column, the unit of {@code recomputed}; null if unknown
+ * @param refreshId the refresh id recorded in the target, derived from the pinned snapshot
  * @param sourceSnapshotId the source snapshot the refresh read
+ * @param sourceSequenceNumber its sequence number
  * @param targetSnapshotId the target snapshot holding the change, if any
  * @param sourceCommitMillis when the source snapshot was committed
  * @param targetCommitMillis when the target snapshot was committed, if any
@@ -23,6 +25,9 @@ import io.floe.topology.view.DirtyBuckets;
  * @param filesAdded target data files added
  * @param filesRemoved target data files removed
  * @param chunks chunks committed by this call
+ * @param sourceTableUuid the source table's UUID
+ * @param targetTableUuid the target table's UUID
+ * @param targetMetadataLocation the target's metadata file after the refresh, for commit notices
  */
 public record RefreshOutcome(
     Status status,
@@ -30,7 +35,9 @@ public record RefreshOutcome(
     String reason,
     DirtyBuckets recomputed,
     BucketColumnType bucketType,
+    String refreshId,
     long sourceSnapshotId,
+    long sourceSequenceNumber,
     Long targetSnapshotId,
     long sourceCommitMillis,
     Long targetCommitMillis,
@@ -40,7 +47,10 @@ public record RefreshOutcome(
     long rowsRemoved,
     int filesAdded,
     int filesRemoved,
-    int chunks) {
+    int chunks,
+    String sourceTableUuid,
+    String targetTableUuid,
+    String targetMetadataLocation) {
 
   /** How a refresh ended. */
   public enum Status {

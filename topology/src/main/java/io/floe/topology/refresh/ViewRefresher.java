@@ -189,6 +189,7 @@ public final class ViewRefresher {
     private final Table target;
     private final ProgressListener progress;
     private final BucketColumnType bucketType;
+    private final String refreshId;
     private final int bucketPosition;
 
     private long rowsRead;
@@ -217,6 +218,11 @@ public final class ViewRefresher {
       this.target = target;
       this.progress = progress;
       this.bucketType = plan.bucketing().columnType();
+      // A refresh of "the current snapshot" is named after the snapshot it pinned.
+      this.refreshId =
+          request.sourceSnapshotId() == null
+              ? RefreshRequest.refreshId(view, snapshot.snapshotId())
+              : request.refreshId();
       this.bucketPosition = schema.columns().indexOf(schema.findField(plan.bucketColumn()));
     }
 
@@ -242,14 +248,14 @@ public final class ViewRefresher {
           Chunks.plan(dirty, plan.bucketing(), size, dirty.full() ? extent() : null);
       int first = 0;
       String expectedProgress = inProgress;
-      if (inProgress != null && inProgress.startsWith(request.refreshId() + "#")) {
+      if (inProgress != null && inProgress.startsWith(refreshId + "#")) {
         int done =
             Integer.parseInt(
                 inProgress.substring(inProgress.indexOf('#') + 1, inProgress.indexOf('/')));
         first = done + 1;
         LOG.info(
             "Resuming refresh {} of view {} at chunk {} of {}",
-            request.refreshId(),
+            refreshId,
             view.name(),
             first + 1,
             chunks.size());
@@ -258,10 +264,7 @@ public final class ViewRefresher {
       Long targetSnapshotId = null;
       for (int i = first; i < chunks.size(); i++) {
         boolean last = i == chunks.size() - 1;
-        String chunkId =
-            chunks.size() == 1
-                ? request.refreshId()
-                : request.refreshId() + "#" + i + "/" + chunks.size();
+        String chunkId = chunks.size() == 1 ? refreshId : refreshId + "#" + i + "/" + chunks.size();
         Map<String, String> expected = new LinkedHashMap<>();
         expected.put(FloeProperties.SOURCE_SNAPSHOT_ID, bookmark);
         expected.put(FloeProperties.PROGRESS, expectedProgress);
@@ -270,7 +273,7 @@ public final class ViewRefresher {
         if (last) {
           updates.put(FloeProperties.SOURCE_SNAPSHOT_ID, sourceSnapshot);
           updates.put(FloeProperties.VIEW_VERSION, view.version());
-          updates.put(FloeProperties.REFRESH_ID, request.refreshId());
+          updates.put(FloeProperties.REFRESH_ID, refreshId);
           updates.put(FloeProperties.SOURCE_TABLE_UUID, source.uuid().toString());
           removals = inProgress != null || i > 0 ? Set.of(FloeProperties.PROGRESS) : Set.of();
         } else {
@@ -290,7 +293,9 @@ public final class ViewRefresher {
           dirty.full() ? dirty.reason() : null,
           dirty,
           bucketType,
+          refreshId,
           snapshot.snapshotId(),
+          snapshot.sequenceNumber(),
           targetSnapshotId,
           snapshot.timestampMillis(),
           committed == null ? null : committed.timestampMillis(),
@@ -300,7 +305,10 @@ public final class ViewRefresher {
           rowsRemoved,
           filesAdded,
           filesRemoved,
-          chunksCommitted);
+          chunksCommitted,
+          source.uuid().toString(),
+          target.uuid().toString(),
+          metadataLocation(target));
     }
 
     /**
@@ -328,10 +336,12 @@ public final class ViewRefresher {
             request.dirty().reason() == null ? "full refresh requested" : request.dirty().reason());
       }
       boolean asExpected = request.watermark() != null && reflected == request.watermark();
-      if (asExpected && !request.dirty().full()) {
+      // The dirty buckets cover the watermark up to a snapshot the request names; a refresh of
+      // "the current snapshot" may reach further, so it always catches up from the bookmark.
+      boolean pinnedAsRequested = request.sourceSnapshotId() != null;
+      if (asExpected && pinnedAsRequested && !request.dirty().full()) {
         return request.dirty();
       }
-      // The target's bookmark tells exactly where it stands: detect what changed since.
       if (reflected == pinned) {
         return DirtyBuckets.none();
       }
@@ -349,7 +359,8 @@ public final class ViewRefresher {
       }
       try {
         BucketedView bucketed = BucketedView.of(view);
-        DirtyBuckets detected = DirtyBuckets.none();
+        DirtyBuckets detected =
+            pinnedAsRequested || request.dirty().full() ? DirtyBuckets.none() : request.dirty();
         for (long id : between) {
           detected =
               detected.union(
@@ -370,7 +381,9 @@ public final class ViewRefresher {
           reason,
           DirtyBuckets.none(),
           bucketType,
+          refreshId,
           snapshot.snapshotId(),
+          snapshot.sequenceNumber(),
           current == null ? null : current.snapshotId(),
           snapshot.timestampMillis(),
           current == null ? null : current.timestampMillis(),
@@ -380,7 +393,16 @@ public final class ViewRefresher {
           0,
           0,
           0,
-          0);
+          0,
+          source.uuid().toString(),
+          target.uuid().toString(),
+          metadataLocation(target));
+    }
+
+    private static String metadataLocation(Table table) {
+      return table instanceof HasTableOperations ops
+          ? ops.operations().current().metadataFileLocation()
+          : null;
     }
 
     /** The extent of non-null bucket values in the source snapshot, from file statistics. */

@@ -40,6 +40,7 @@ public final class ViewState {
       Long sourceCommittedAt,
       Long watermark,
       StoredDirty dirty,
+      boolean forceFull,
       long startedAt) {}
 
   /** The outcome of the last completed refresh. */
@@ -63,6 +64,7 @@ public final class ViewState {
   private Long pendingCommittedAt;
   private Long firstPendingAt;
   private Long lastPendingAt;
+  private boolean pendingForceFull;
   private InFlight inFlight;
   private Status status = Status.IDLE;
   private String lastError;
@@ -86,6 +88,27 @@ public final class ViewState {
   public void redefine(StoredView changed, long now) {
     this.view = changed;
     addPending(DirtyBuckets.all("view definition changed"), null, null, null, now);
+  }
+
+  /** Only refresh settings changed (same version): the rows stay valid. */
+  public void updateSettings(StoredView changed) {
+    this.view = changed;
+  }
+
+  /**
+   * A user asked for a refresh now: everything when {@code full}, otherwise whatever is pending (an
+   * incremental refresh that also catches up from the target's bookmark).
+   */
+  public void requestRefresh(boolean full, long now) {
+    addPending(
+        full ? DirtyBuckets.all("full refresh requested") : DirtyBuckets.none(),
+        null,
+        null,
+        null,
+        now);
+    pendingForceFull |= full;
+    // Start at the next tick, without waiting for the debounce.
+    firstPendingAt = now - view.maxDelayMs();
   }
 
   /**
@@ -118,16 +141,17 @@ public final class ViewState {
 
   /**
    * True when a refresh should start: nothing is in flight, there are pending changes, no retry
-   * backoff is running, and the view has been quiet for its debounce or has waited its max delay.
+   * backoff is running, and the view has been quiet for its debounce or has waited its max delay. A
+   * view that has never been refreshed, or one being retried, does not wait.
    */
   public boolean isDue(long now) {
     if (inFlight != null || pending == null) {
       return false;
     }
-    if (retryAt != null && now < retryAt) {
-      return false;
+    if (retryAt != null) {
+      return now >= retryAt;
     }
-    if (pending.full() || retryAt != null) {
+    if (watermark == null && last == null) {
       return true;
     }
     return now - lastPendingAt >= view.debounceMs() || now - firstPendingAt >= view.maxDelayMs();
@@ -143,8 +167,10 @@ public final class ViewState {
             pendingCommittedAt,
             watermark,
             pending,
+            pendingForceFull,
             now);
     pending = null;
+    pendingForceFull = false;
     pendingSnapshot = null;
     pendingSequence = null;
     pendingCommittedAt = null;
@@ -160,6 +186,20 @@ public final class ViewState {
     if (sourceSnapshotId != null) {
       watermark = sourceSnapshotId;
       watermarkSequence = sequence != null ? sequence : watermarkSequence;
+    }
+    // Changes that arrived during the refresh but that the pinned snapshot already held.
+    if (pending != null
+        && !pending.full()
+        && !pendingForceFull
+        && pendingSequence != null
+        && watermarkSequence != null
+        && pendingSequence <= watermarkSequence) {
+      pending = null;
+      pendingSnapshot = null;
+      pendingSequence = null;
+      pendingCommittedAt = null;
+      firstPendingAt = null;
+      lastPendingAt = null;
     }
     last = outcome;
     inFlight = null;
@@ -177,6 +217,7 @@ public final class ViewState {
     if (failed != null && failed.dirty() != null) {
       DirtyBuckets again = failed.dirty().toDirtyBuckets();
       pending = StoredDirty.of(pending == null ? again : again.union(pending.toDirtyBuckets()));
+      pendingForceFull |= failed.forceFull();
       if (pendingSnapshot == null) {
         pendingSnapshot = failed.sourceSnapshotId();
         pendingSequence = failed.sequenceNumber();

@@ -1,0 +1,28 @@
+package io.floe.topology;
+
+import io.floe.topology.refresh.RefreshOutcome;
+
+/**
+ * What the topology reports as it works, for the process to turn into metrics (DESIGN §7). Every
+ * method is called on a stream thread and must not block.
+ */
+public interface FloeMetrics {
+
+  /** Reports nothing. */
+  FloeMetrics NONE = new FloeMetrics() {};
+
+  /** A commit notice for {@code table} was resolved. */
+  default void commitEvent(String table) {}
+
+  /** A snapshot of {@code table} was published to floe.snapshots. */
+  default void snapshotPublished(String table) {}
+
+  /** A record went to the dead-letter topic. */
+  default void deadLettered(String processor, String reason) {}
+
+  /** A refresh of {@code view} committed (or found nothing to do). */
+  default void refreshed(String view, RefreshOutcome outcome, long durationMs, Long lagMs) {}
+
+  /** A refresh of {@code view} failed. */
+  default void refreshFailed(String view, String error) {}
+}

@@ -1,0 +1,190 @@
+package io.floe.topology;
+
+import io.floe.schemas.FloeSerdes;
+import io.floe.schemas.RefreshEvent;
+import io.floe.schemas.SnapshotEvent;
+import io.floe.schemas.TableCommitted;
+import io.floe.topology.processor.DetectDirtyBucketsProcessor;
+import io.floe.topology.processor.MaintainViewProcessor;
+import io.floe.topology.processor.ResolveSnapshotsProcessor;
+import io.floe.topology.processor.ViewsStoreUpdater;
+import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.store.DirtyUpdate;
+import io.floe.topology.store.JsonSerde;
+import io.floe.topology.store.StoreNames;
+import io.floe.topology.store.TableCursor;
+import io.floe.topology.store.ViewState;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * Floe's Kafka Streams topology (DESIGN §2), built by a pure function that {@code floe run} and the
+ * tests both call:
+ *
+ * <pre>
+ * floe.commits ─► resolve-snapshots [table-cursors] ─► floe.snapshots   (dead letters ─► floe.dlq)
+ * floe.snapshots ─► detect-dirty-buckets [views] ─► dirty-buckets (repartition by view)
+ *   ─► maintain-views [view-state, views] ─► floe.refreshes, and target notices ─► floe.commits
+ * floe.views ─► views (global store)
+ * </pre>
+ *
+ * Every node, store and repartition topic has a stable explicit name.
+ */
+public final class FloeTopology {
+
+  private FloeTopology() {}
+
+  /** Topic names. */
+  public record Topics(
+      String commits, String snapshots, String refreshes, String views, String dlq) {
+
+    public static final Topics DEFAULTS =
+        new Topics("floe.commits", "floe.snapshots", "floe.refreshes", "floe.views", "floe.dlq");
+  }
+
+  /**
+   * What the topology is built with.
+   *
+   * @param topics topic names
+   * @param partitions partitions of the dirty-buckets repartition topic (and of Floe's topics)
+   * @param tick how often the maintain stage starts due refreshes and collects finished ones
+   * @param maxBackoff the longest wait before a failing view is retried
+   */
+  public record Settings(Topics topics, int partitions, Duration tick, Duration maxBackoff) {
+
+    public Settings {
+      Objects.requireNonNull(topics, "topics");
+      if (partitions < 1) {
+        throw new IllegalArgumentException("partitions must be at least 1");
+      }
+    }
+
+    public static Settings defaults() {
+      return new Settings(Topics.DEFAULTS, 1, Duration.ofMillis(200), Duration.ofMinutes(5));
+    }
+  }
+
+  /** Builds the topology; no I/O happens until Kafka Streams runs it. */
+  public static Topology build(
+      Settings settings,
+      Function<String, Catalog> catalogs,
+      RefreshExecutor refreshes,
+      FloeMetrics metrics) {
+    Topics topics = settings.topics();
+    StreamsBuilder builder = new StreamsBuilder();
+
+    builder.addGlobalStore(
+        Stores.keyValueStoreBuilder(
+                Stores.persistentKeyValueStore(StoreNames.VIEWS),
+                Serdes.String(),
+                FloeSerdes.viewRecord())
+            .withLoggingDisabled(),
+        topics.views(),
+        Consumed.with(Serdes.String(), FloeSerdes.viewRecord()).withName("views-source"),
+        ViewsStoreUpdater::new);
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(StoreNames.TABLE_CURSORS),
+            Serdes.String(),
+            JsonSerde.of(TableCursor.class)));
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(StoreNames.VIEW_STATE),
+            Serdes.String(),
+            JsonSerde.of(ViewState.class)));
+
+    // resolve: commit notices -> one event per snapshot, in commit order per table.
+    builder.stream(
+            topics.commits(),
+            Consumed.with(Serdes.String(), FloeSerdes.tableCommitted()).withName("commits-source"))
+        .process(
+            () -> new ResolveSnapshotsProcessor(catalogs, metrics),
+            Named.as(ResolveSnapshotsProcessor.NAME),
+            StoreNames.TABLE_CURSORS)
+        .split(Named.as("resolved-"))
+        .branch(
+            (table, value) -> value instanceof SnapshotEvent,
+            Branched.withConsumer(
+                snapshots ->
+                    snapshots
+                        .mapValues(v -> (SnapshotEvent) v, Named.as("as-snapshot-event"))
+                        .to(
+                            topics.snapshots(),
+                            Produced.with(Serdes.String(), FloeSerdes.snapshotEvent())
+                                .withName("snapshots-sink")),
+                "snapshots"))
+        .defaultBranch(
+            Branched.withConsumer(
+                deadLetters ->
+                    deadLetters
+                        .mapValues(v -> (byte[]) v, Named.as("as-resolve-dead-letter"))
+                        .to(
+                            topics.dlq(),
+                            Produced.with(Serdes.String(), Serdes.ByteArray())
+                                .withName("resolve-dlq-sink")),
+                "dead-letters"));
+
+    // detect -> maintain, repartitioned by view.
+    KStream<String, Object> maintained =
+        builder.stream(
+                topics.snapshots(),
+                Consumed.with(Serdes.String(), FloeSerdes.snapshotEvent())
+                    .withName("snapshots-source"))
+            .process(
+                () -> new DetectDirtyBucketsProcessor(catalogs),
+                Named.as(DetectDirtyBucketsProcessor.NAME))
+            .repartition(
+                Repartitioned.<String, DirtyUpdate>as("dirty-buckets")
+                    .withKeySerde(Serdes.String())
+                    .withValueSerde(JsonSerde.of(DirtyUpdate.class))
+                    .withNumberOfPartitions(settings.partitions()))
+            .process(
+                () ->
+                    new MaintainViewProcessor(
+                        refreshes,
+                        settings.partitions(),
+                        settings.tick(),
+                        settings.maxBackoff(),
+                        metrics),
+                Named.as(MaintainViewProcessor.NAME),
+                StoreNames.VIEW_STATE);
+
+    maintained
+        .split(Named.as("maintained-"))
+        .branch(
+            (view, value) -> value instanceof RefreshEvent,
+            Branched.withConsumer(
+                events ->
+                    events
+                        .mapValues(v -> (RefreshEvent) v, Named.as("as-refresh-event"))
+                        .to(
+                            topics.refreshes(),
+                            Produced.with(Serdes.String(), FloeSerdes.refreshEvent())
+                                .withName("refreshes-sink")),
+                "refreshes"))
+        .defaultBranch(
+            Branched.withConsumer(
+                notices ->
+                    notices
+                        .mapValues(v -> (TableCommitted) v, Named.as("as-target-commit"))
+                        .to(
+                            topics.commits(),
+                            Produced.with(Serdes.String(), FloeSerdes.tableCommitted())
+                                .withName("target-commits-sink")),
+                "target-commits"));
+
+    return builder.build();
+  }
+}

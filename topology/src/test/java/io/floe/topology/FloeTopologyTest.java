@@ -1,0 +1,332 @@
+package io.floe.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.schemas.FloeSerdes;
+import io.floe.schemas.RefreshEvent;
+import io.floe.schemas.RefreshMode;
+import io.floe.schemas.TableCommitted;
+import io.floe.schemas.ViewRecord;
+import io.floe.topology.processor.DeadLetters;
+import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.ViewRefresher;
+import io.floe.topology.store.StoreNames;
+import io.floe.topology.store.StoredView;
+import io.floe.topology.store.ViewState;
+import io.floe.topology.testing.IcebergFixture;
+import io.floe.topology.testing.Oracle;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewDefinition;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.iceberg.Table;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real topology, driven by {@link TopologyTestDriver} over a real JDBC/SQLite Iceberg catalog.
+ * Refreshes run on the test thread so that each step is deterministic.
+ */
+class FloeTopologyTest {
+
+  private static final String OHLCV =
+      """
+      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
+             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
+             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
+      FROM lake.market.trades
+      GROUP BY symbol, date_trunc('minute', ts)
+      """;
+  private static final String HOURLY =
+      """
+      SELECT symbol, date_trunc('hour', minute_ts) AS hour_ts, max(high) AS high,
+             sum(volume) AS volume, sum(trade_count) AS trade_count
+      FROM lake.analytics.ohlcv_1m
+      GROUP BY 1, 2
+      """;
+
+  @TempDir Path dir;
+  private IcebergFixture lake;
+  private Table trades;
+  private TopologyTestDriver driver;
+  private TestInputTopic<String, TableCommitted> commits;
+  private TestInputTopic<String, ViewRecord> views;
+  private TestOutputTopic<String, RefreshEvent> refreshes;
+  private TestOutputTopic<String, byte[]> dlq;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    lake = IcebergFixture.create(dir);
+    trades = lake.createTrades("market", "trades");
+    RefreshExecutor executor = new RefreshExecutor(new ViewRefresher(this::catalog), Runnable::run);
+    Properties config = new Properties();
+    config.put(StreamsConfig.APPLICATION_ID_CONFIG, "floe-test");
+    config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    config.put(
+        StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(dir.resolve("state")).toString());
+    driver =
+        new TopologyTestDriver(
+            FloeTopology.build(
+                FloeTopology.Settings.defaults(), this::catalog, executor, FloeMetrics.NONE),
+            config,
+            Instant.parse("2026-04-08T12:00:00Z"));
+    FloeTopology.Topics topics = FloeTopology.Topics.DEFAULTS;
+    commits =
+        driver.createInputTopic(
+            topics.commits(), Serdes.String().serializer(), FloeSerdes.tableCommitted());
+    views =
+        driver.createInputTopic(
+            topics.views(), Serdes.String().serializer(), FloeSerdes.viewRecord());
+    refreshes =
+        driver.createOutputTopic(
+            topics.refreshes(), Serdes.String().deserializer(), FloeSerdes.refreshEvent());
+    dlq =
+        driver.createOutputTopic(
+            topics.dlq(), Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
+  }
+
+  private org.apache.iceberg.catalog.Catalog catalog(String name) {
+    if (!name.equals("lake")) {
+      throw new IllegalArgumentException("unknown catalog '" + name + "' (configured: lake)");
+    }
+    return lake.catalog();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    driver.close();
+    lake.close();
+  }
+
+  private void defineView(String name, String query) {
+    ViewDefinition view = ViewDefinition.of(name, query, TableName.parse("lake.analytics." + name));
+    views.pipeInput(name, StoredView.toRecord(view, "api", Instant.EPOCH));
+  }
+
+  private void announce(String table) {
+    TableName name = TableName.parse(table);
+    commits.pipeInput(
+        table,
+        TableCommitted.newBuilder()
+            .setCatalog(name.catalog())
+            .setNamespace(name.namespace())
+            .setTable(name.table())
+            .setEventTime(Instant.EPOCH)
+            .setProducer("test")
+            .build());
+  }
+
+  /** Lets wall-clock time pass, one tick at a time, so that refreshes start and complete. */
+  private void idle(Duration duration) {
+    for (long t = 0; t < duration.toMillis(); t += 200) {
+      driver.advanceWallClockTime(Duration.ofMillis(200));
+    }
+  }
+
+  private List<RefreshEvent> events() {
+    List<RefreshEvent> events = new ArrayList<>();
+    refreshes.readValuesToList().forEach(events::add);
+    return events;
+  }
+
+  private Table target(String name) {
+    return lake.load("analytics", name);
+  }
+
+  @Test
+  void shouldRefreshANewViewFullyThenIncrementallyAfterACommit() {
+    long s1 =
+        lake.append(
+            trades,
+            List.of(
+                lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B"),
+                lake.trade("MSFT", "2026-04-08T10:00:40Z", 99.0, 7L, "B")));
+    defineView("ohlcv_1m", OHLCV);
+
+    idle(Duration.ofSeconds(1));
+
+    List<RefreshEvent> first = events();
+    assertThat(first).hasSize(1);
+    assertThat(first.get(0).getMode()).isEqualTo(RefreshMode.FULL);
+    assertThat(first.get(0).getSourceSnapshotId()).isEqualTo(s1);
+    Oracle.assertMatches(target("ohlcv_1m"), trades, s1, OHLCV);
+
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:05:30Z", 11.0, 1L, "S")));
+    announce("lake.market.trades");
+    idle(Duration.ofSeconds(2));
+
+    List<RefreshEvent> second = events();
+    assertThat(second).hasSize(1);
+    RefreshEvent event = second.get(0);
+    assertThat(event.getMode()).isEqualTo(RefreshMode.INCREMENTAL);
+    assertThat(event.getSourceSnapshotId()).isEqualTo(s2);
+    assertThat(event.getDirtyRanges()).hasSize(1);
+    assertThat(event.getDirtyRanges().get(0).getStart())
+        .isEqualTo(Instant.parse("2026-04-08T10:05:00Z"));
+    assertThat(event.getDirtyRanges().get(0).getEnd())
+        .isEqualTo(Instant.parse("2026-04-08T10:06:00Z"));
+    assertThat(event.getRowsWritten()).isEqualTo(1);
+    assertThat(event.getLagMs()).isNotNull();
+    assertThat(event.getRefreshId())
+        .isEqualTo(target("ohlcv_1m").currentSnapshot().summary().get("floe.refresh-id"));
+    Oracle.assertMatches(target("ohlcv_1m"), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldWaitForTheDebounceAndMergeABurstIntoOneRefresh() {
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    defineView("ohlcv_1m", OHLCV);
+    idle(Duration.ofSeconds(1));
+    events();
+
+    for (int i = 0; i < 5; i++) {
+      lake.append(
+          trades, List.of(lake.trade("AAPL", "2026-04-08T10:1" + i + ":00Z", 10.0, 1L, "B")));
+      announce("lake.market.trades");
+      idle(Duration.ofMillis(400));
+    }
+    assertThat(events()).isEmpty();
+    idle(Duration.ofMillis(1200));
+
+    List<RefreshEvent> burst = events();
+    assertThat(burst).hasSize(1);
+    // Five adjacent minutes merge into one range.
+    assertThat(burst.get(0).getDirtyRanges()).hasSize(1);
+    assertThat(burst.get(0).getDirtyRanges().get(0).getStart())
+        .isEqualTo(Instant.parse("2026-04-08T10:10:00Z"));
+    assertThat(burst.get(0).getDirtyRanges().get(0).getEnd())
+        .isEqualTo(Instant.parse("2026-04-08T10:15:00Z"));
+    Oracle.assertMatches(target("ohlcv_1m"), trades, trades.currentSnapshot().snapshotId(), OHLCV);
+  }
+
+  @Test
+  void shouldFollowAChainedViewThroughItsUpstreamsCommits() {
+    long s1 =
+        lake.append(
+            trades,
+            List.of(
+                lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B"),
+                lake.trade("AAPL", "2026-04-08T11:30:00Z", 12.0, 1L, "S")));
+    defineView("ohlcv_1m", OHLCV);
+    defineView("ohlcv_1h", HOURLY);
+    idle(Duration.ofSeconds(2));
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T11:45:00Z", 13.0, 2L, "B")));
+    announce("lake.market.trades");
+    idle(Duration.ofSeconds(4));
+
+    Table minute = target("ohlcv_1m");
+    Oracle.assertMatches(minute, trades, trades.currentSnapshot().snapshotId(), OHLCV);
+    Oracle.assertMatches(target("ohlcv_1h"), minute, minute.currentSnapshot().snapshotId(), HOURLY);
+    assertThat(s1).isPositive();
+  }
+
+  @Test
+  void shouldDeadLetterANoticeForAnUnknownTableAndKeepGoing() {
+    announce("lake.market.nope");
+    announce("warehouse.market.trades");
+
+    List<TestRecord<String, byte[]>> letters = dlq.readRecordsToList();
+
+    assertThat(letters).hasSize(2);
+    assertThat(header(letters.get(0), DeadLetters.REASON))
+        .isEqualTo("unknown table lake.market.nope");
+    assertThat(header(letters.get(1), DeadLetters.REASON))
+        .isEqualTo("unknown catalog 'warehouse' (configured: lake)");
+    assertThat(header(letters.get(0), DeadLetters.ORIGIN)).startsWith("floe.commits-0@");
+    TableCommitted original =
+        FloeSerdes.tableCommitted().deserialize("floe.dlq", letters.get(0).value());
+    assertThat(original.getTable()).isEqualTo("nope");
+  }
+
+  @Test
+  void shouldReportAFailingViewAndKeepRefreshingTheOthers() {
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    defineView("broken", OHLCV.replace("lake.market.trades", "lake.market.missing"));
+    defineView("ohlcv_1m", OHLCV);
+
+    idle(Duration.ofSeconds(1));
+
+    List<RefreshEvent> events = events();
+    assertThat(events)
+        .anySatisfy(
+            e -> {
+              assertThat(e.getView()).isEqualTo("broken");
+              assertThat(e.getMode()).isEqualTo(RefreshMode.FAILED);
+              assertThat(e.getError()).contains("source table lake.market.missing does not exist");
+            })
+        .anySatisfy(
+            e -> {
+              assertThat(e.getView()).isEqualTo("ohlcv_1m");
+              assertThat(e.getMode()).isEqualTo(RefreshMode.FULL);
+            });
+    KeyValueStore<String, ViewState> states = driver.getKeyValueStore(StoreNames.VIEW_STATE);
+    assertThat(states.get("broken").status()).isEqualTo(ViewState.Status.ERROR);
+    assertThat(states.get("broken").lastError()).contains("does not exist");
+    assertThat(states.get("ohlcv_1m").status()).isEqualTo(ViewState.Status.IDLE);
+
+    // The cause goes: the view recovers on its own.
+    lake.createTrades("market", "missing");
+    lake.append(
+        lake.load("market", "missing"),
+        List.of(lake.trade("IBM", "2026-04-08T10:00:01Z", 1.0, 1L, "B")));
+    // Retries back off exponentially from one second.
+    idle(Duration.ofSeconds(20));
+    assertThat(states.get("broken").lastError()).isNull();
+    assertThat(states.get("broken").status()).isEqualTo(ViewState.Status.IDLE);
+  }
+
+  @Test
+  void shouldIgnoreDuplicateAndStaleCommitNotices() {
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    defineView("ohlcv_1m", OHLCV);
+    idle(Duration.ofSeconds(1));
+    events();
+
+    announce("lake.market.trades");
+    announce("lake.market.trades");
+    idle(Duration.ofSeconds(3));
+
+    // The first notice makes the table known (its history before is not walked, so the view
+    // catches up from its target's bookmark, which is already current); the second is stale.
+    assertThat(events()).allSatisfy(e -> assertThat(e.getMode()).isNotEqualTo(RefreshMode.FULL));
+  }
+
+  @Test
+  void shouldStopMaintainingADeletedView() {
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    defineView("ohlcv_1m", OHLCV);
+    idle(Duration.ofSeconds(1));
+    events();
+
+    views.pipeInput("ohlcv_1m", null);
+    idle(Duration.ofSeconds(1));
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:07:00Z", 10.0, 5L, "B")));
+    announce("lake.market.trades");
+    idle(Duration.ofSeconds(3));
+
+    assertThat(events()).isEmpty();
+    KeyValueStore<String, ViewState> states = driver.getKeyValueStore(StoreNames.VIEW_STATE);
+    assertThat(states.get("ohlcv_1m")).isNull();
+    assertThat(target("ohlcv_1m").currentSnapshot()).isNotNull();
+  }
+
+  private static String header(TestRecord<String, byte[]> record, String name) {
+    return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+  }
+}
