@@ -13,7 +13,12 @@ import picocli.CommandLine.Command;
           + " commit events.",
       ""
     },
-    subcommands = {ValidateCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      RunCommand.class,
+      ValidateCommand.class,
+      PublishCommitCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class FloeCommand implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

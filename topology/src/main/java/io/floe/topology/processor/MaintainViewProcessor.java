@@ -300,25 +300,42 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
             ? RefreshMode.SKIPPED
             : outcome.full() ? RefreshMode.FULL : RefreshMode.INCREMENTAL;
     boolean advanced = outcome.status() != RefreshOutcome.Status.TARGET_AHEAD;
+    // One refresh event per refresh id: a re-run that finds its change applied reports it only if
+    // the earlier run could not (a crash between the Iceberg commit and the Kafka transaction).
+    boolean reported =
+        !advanced
+            || (outcome.status() == RefreshOutcome.Status.ALREADY_APPLIED
+                && state.last() != null
+                && outcome.refreshId().equals(state.last().refreshId()));
     state.complete(
-        new ViewState.LastRefresh(
-            outcome.refreshId(),
-            mode.name(),
-            outcome.reason(),
-            now,
-            duration,
-            outcome.targetSnapshotId(),
-            outcome.sourceSnapshotId(),
-            lag,
-            outcome.rowsWritten()),
+        reported
+            ? state.last()
+            : new ViewState.LastRefresh(
+                outcome.refreshId(),
+                mode.name(),
+                outcome.reason(),
+                now,
+                duration,
+                outcome.targetSnapshotId(),
+                outcome.sourceSnapshotId(),
+                lag,
+                outcome.rowsWritten()),
         advanced ? outcome.sourceSnapshotId() : null,
         advanced ? outcome.sourceSequenceNumber() : null,
         now);
+    if (reported) {
+      LOG.debug(
+          "Refresh {} of view {} had nothing new to do: {}",
+          outcome.refreshId(),
+          view,
+          outcome.status());
+      return;
+    }
     metrics.refreshed(view, outcome, duration, lag);
     ViewDefinition definition = state.view().toDefinition();
     context.forward(
         new Record<>(view, refreshEvent(definition, refresh, outcome, mode, lag, null, now), now));
-    if (advanced && outcome.targetSnapshotId() != null) {
+    if (outcome.targetSnapshotId() != null) {
       TableName target = definition.target();
       TableCommitted notice =
           TableCommitted.newBuilder()

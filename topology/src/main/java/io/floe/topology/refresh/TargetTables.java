@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.view.TargetPartitionField;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewValidator;
@@ -65,7 +66,7 @@ final class TargetTables {
       LOG.info("Adopting empty table {} as the target of view {}", view.target(), view.name());
       table.updateProperties().set(FloeProperties.VIEW, view.name()).commit();
     }
-    evolveSchema(table, plan.outputSchema(), view);
+    evolveSchema(table, plan.outputSchema(), plan, view);
     return table;
   }
 
@@ -128,29 +129,55 @@ final class TargetTables {
   }
 
   /**
-   * Adds columns the view now outputs, drops those it no longer does and widens types where Iceberg
-   * allows it; a changed view definition then fully refreshes the table.
+   * Brings an existing target in line with a changed view: adds the columns the view now outputs
+   * (widening types where Iceberg allows it), re-sorts and re-partitions it by the new keys, then
+   * drops the columns it no longer outputs. A changed view then fully refreshes the table. Each
+   * step is its own commit because later steps refer to what earlier ones create.
    */
-  private static void evolveSchema(Table table, Schema output, ViewDefinition view) {
-    Schema current = table.schema();
-    if (sameColumns(current, output)) {
+  private static void evolveSchema(Table table, Schema output, ViewPlan plan, ViewDefinition view) {
+    if (sameColumns(table.schema(), output)
+        && table.sortOrder().sameOrder(sortOrder(table.schema(), plan))
+        && table.spec().compatibleWith(ViewValidator.partitionSpec(view, table.schema()))) {
       return;
     }
-    UpdateSchema update = table.updateSchema().unionByNameWith(output);
-    for (Types.NestedField column : current.columns()) {
-      if (output.findField(column.name()) == null) {
-        update.deleteColumn(column.name());
-      }
-    }
-    List<String> order = output.columns().stream().map(Types.NestedField::name).toList();
-    for (int i = 1; i < order.size(); i++) {
-      update.moveAfter(order.get(i), order.get(i - 1));
-    }
     try {
-      update.commit();
-    } catch (IllegalArgumentException e) {
+      table.updateSchema().unionByNameWith(output).commit();
+      org.apache.iceberg.ReplaceSortOrder order = table.replaceSortOrder();
+      order.asc(plan.bucketOutput(), NullOrder.NULLS_FIRST);
+      for (String key : plan.groupKeys()) {
+        order.asc(key, NullOrder.NULLS_FIRST);
+      }
+      order.commit();
+      PartitionSpec wanted = ViewValidator.partitionSpec(view, table.schema());
+      if (!table.spec().compatibleWith(wanted)) {
+        org.apache.iceberg.UpdatePartitionSpec spec = table.updateSpec();
+        for (org.apache.iceberg.PartitionField field : table.spec().fields()) {
+          spec.removeField(field.name());
+        }
+        for (TargetPartitionField field : view.targetPartitioning()) {
+          spec.addField(field.toTerm());
+        }
+        spec.commit();
+      }
+      UpdateSchema drop = table.updateSchema();
+      boolean dropping = false;
+      for (Types.NestedField column : table.schema().columns()) {
+        if (output.findField(column.name()) == null) {
+          drop.deleteColumn(column.name());
+          dropping = true;
+        }
+      }
+      List<String> columnOrder = output.columns().stream().map(Types.NestedField::name).toList();
+      for (int i = 1; i < columnOrder.size(); i++) {
+        drop.moveAfter(columnOrder.get(i), columnOrder.get(i - 1));
+        dropping = true;
+      }
+      if (dropping) {
+        drop.commit();
+      }
+    } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
       throw new TargetNotOwnedException(
-          "Cannot change the schema of target "
+          "Cannot change target "
               + view.target()
               + " to the output of view '"
               + view.name()
@@ -158,7 +185,11 @@ final class TargetTables {
               + e.getMessage()
               + "; drop the target table to let Floe recreate it");
     }
-    LOG.info("Changed the schema of target {} to {}", view.target(), output.asStruct());
+    LOG.info(
+        "Changed target {} to the output of view {}: {}",
+        view.target(),
+        view.name(),
+        output.asStruct());
   }
 
   private static boolean sameColumns(Schema a, Schema b) {

@@ -328,6 +328,22 @@ public final class ViewRefresher {
       }
       long reflected = Long.parseLong(bookmark);
       long pinned = snapshot.snapshotId();
+      if (source.snapshot(reflected) == null) {
+        return DirtyBuckets.all(
+            "target reflects source snapshot "
+                + reflected
+                + ", which has expired or is not an ancestor of snapshot "
+                + pinned);
+      }
+      Snapshot current = source.currentSnapshot();
+      if (current != null && !SnapshotUtil.isAncestorOf(source, current.snapshotId(), reflected)) {
+        return DirtyBuckets.all(
+            "target reflects source snapshot "
+                + reflected
+                + ", which is no longer in the history of "
+                + source.name()
+                + " (rolled back)");
+      }
       if (reflected != pinned && SnapshotUtil.isAncestorOf(source, reflected, pinned)) {
         return null;
       }

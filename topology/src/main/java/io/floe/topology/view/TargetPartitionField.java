@@ -73,6 +73,20 @@ public record TargetPartitionField(String transform, String column, int width) {
     };
   }
 
+  /** The field as an Iceberg transform term, for partition spec evolution. */
+  public org.apache.iceberg.expressions.Term toTerm() {
+    return switch (transform) {
+      case "identity" -> org.apache.iceberg.expressions.Expressions.ref(column);
+      case "year" -> org.apache.iceberg.expressions.Expressions.year(column);
+      case "month" -> org.apache.iceberg.expressions.Expressions.month(column);
+      case "day" -> org.apache.iceberg.expressions.Expressions.day(column);
+      case "hour" -> org.apache.iceberg.expressions.Expressions.hour(column);
+      case "bucket" -> org.apache.iceberg.expressions.Expressions.bucket(column, width);
+      case "truncate" -> org.apache.iceberg.expressions.Expressions.truncate(column, width);
+      default -> throw new IllegalStateException("Unknown transform " + transform);
+    };
+  }
+
   @Override
   public String toString() {
     return switch (transform) {

@@ -9,9 +9,14 @@ package io.floe.topology.view;
  * @param plan its plan against the source schema, or null when the schema was not checked or the
  *     view is invalid
  * @param error why the view is invalid, or null
+ * @param sourceMissing whether the only problem is that the source table does not exist (yet)
  */
 public record ValidatedView(
-    ViewDefinition definition, ParsedViewQuery query, ViewPlan plan, String error) {
+    ViewDefinition definition,
+    ParsedViewQuery query,
+    ViewPlan plan,
+    String error,
+    boolean sourceMissing) {
 
   public boolean isValid() {
     return error == null;
@@ -23,6 +28,10 @@ public record ValidatedView(
   }
 
   static ValidatedView invalid(ViewDefinition definition, ParsedViewQuery query, String error) {
-    return new ValidatedView(definition, query, null, error);
+    return new ValidatedView(definition, query, null, error, false);
+  }
+
+  static ValidatedView valid(ViewDefinition definition, ParsedViewQuery query, ViewPlan plan) {
+    return new ValidatedView(definition, query, plan, null, false);
   }
 }

@@ -93,14 +93,14 @@ public final class ViewValidator {
       return ValidatedView.invalid(view, query, partitioningProblem);
     }
     if (lookup == null) {
-      return new ValidatedView(view, query, null, null);
+      return ValidatedView.valid(view, query, null);
     }
     Schema sourceSchema;
     try {
       Optional<Schema> schema = sourceSchema(view, query.source());
       if (schema.isEmpty()) {
-        return ValidatedView.invalid(
-            view, query, "source table " + query.source() + " does not exist");
+        return new ValidatedView(
+            view, query, null, "source table " + query.source() + " does not exist", true);
       }
       sourceSchema = schema.get();
     } catch (IllegalArgumentException e) {
@@ -117,7 +117,7 @@ public final class ViewValidator {
     } catch (ValidationException | IllegalArgumentException e) {
       return ValidatedView.invalid(view, query, "target_partitioning: " + e.getMessage());
     }
-    return new ValidatedView(view, query, plan, null);
+    return ValidatedView.valid(view, query, plan);
   }
 
   /**

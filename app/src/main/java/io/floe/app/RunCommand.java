@@ -1,0 +1,63 @@
+package io.floe.app;
+
+import io.floe.app.config.FloeConfig;
+import io.floe.app.service.FloeService;
+import io.floe.topology.FloeMetrics;
+import io.floe.topology.view.ViewsFileException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.apache.kafka.common.config.ConfigException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code floe run}: the long-running service. */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run the Floe service: resolve commit notices, detect dirty buckets, refresh views and"
+          + " publish refresh events, until stopped.",
+      "Exit code: 0 after a requested stop, 1 on invalid configuration or an unrecoverable error."
+    })
+final class RunCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--config",
+      required = true,
+      paramLabel = "FILE",
+      description =
+          "Properties file: floe.* settings, floe.catalog.<name>.* Iceberg catalogs, and Kafka"
+              + " Streams settings (bootstrap.servers, ...).")
+  Path config;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter err = spec.commandLine().getErr();
+    FloeConfig floeConfig;
+    try {
+      floeConfig = FloeConfig.load(config);
+    } catch (IOException e) {
+      err.println(config + ": cannot read config file: " + e.getMessage());
+      return 1;
+    } catch (ConfigException e) {
+      err.println(config + ": invalid configuration: " + e.getMessage());
+      return 1;
+    }
+    FloeService service = new FloeService(floeConfig, FloeMetrics.NONE);
+    Runtime.getRuntime().addShutdownHook(new Thread(service::close, "floe-shutdown"));
+    try {
+      service.start();
+    } catch (ViewsFileException e) {
+      err.println(e.getMessage());
+      service.close();
+      return 1;
+    }
+    return service.awaitTermination();
+  }
+}

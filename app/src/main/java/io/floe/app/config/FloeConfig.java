@@ -1,0 +1,284 @@
+package io.floe.app.config;
+
+import io.floe.topology.FloeTopology;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
+
+/**
+ * Floe's configuration: a properties file whose {@code floe.*} keys are declared here, once each,
+ * with type, default, validator and documentation; whose {@code floe.catalog.<name>.*} keys
+ * configure Iceberg catalogs ({@link CatalogConfig}); and whose other keys pass unchanged to Kafka
+ * Streams and its clients. Values may come from Kafka config providers ({@code
+ * config.providers=env}, then {@code ${env:VARIABLE}}), which keeps secrets out of the file.
+ */
+public final class FloeConfig extends AbstractConfig {
+
+  public static final String VIEWS_FILE = "floe.views.file";
+  public static final String TOPIC_COMMITS = "floe.topic.commits";
+  public static final String TOPIC_SNAPSHOTS = "floe.topic.snapshots";
+  public static final String TOPIC_REFRESHES = "floe.topic.refreshes";
+  public static final String TOPIC_VIEWS = "floe.topic.views";
+  public static final String TOPIC_DLQ = "floe.topic.dlq";
+  public static final String TOPIC_PARTITIONS = "floe.topic.partitions";
+  public static final String TOPIC_REPLICATION_FACTOR = "floe.topic.replication-factor";
+  public static final String REFRESH_THREADS = "floe.refresh.threads";
+  public static final String REFRESH_MAX_BACKOFF_MS = "floe.refresh.max-backoff.ms";
+  public static final String MAINTAIN_TICK_MS = "floe.maintain.tick.ms";
+
+  /** Streams settings Floe chooses unless the file sets them. */
+  static final Map<String, String> STREAMS_DEFAULTS =
+      Map.of(
+          StreamsConfig.APPLICATION_ID_CONFIG,
+          "floe",
+          StreamsConfig.PROCESSING_GUARANTEE_CONFIG,
+          StreamsConfig.EXACTLY_ONCE_V2,
+          StreamsConfig.STATE_DIR_CONFIG,
+          "floe-state",
+          StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+          LogAndContinueExceptionHandler.class.getName(),
+          StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG,
+          "true",
+          // Long refreshes never run inside a transaction, but manifest reads of the detect stage
+          // do: give them more than the 10 s default.
+          "producer.transaction.timeout.ms",
+          "60000");
+
+  private static final Pattern SECRET =
+      Pattern.compile("(?i).*(password|secret|token|credential|access-key|sasl\\.jaas).*");
+
+  public static final ConfigDef DEFINITION =
+      new ConfigDef()
+          .define(
+              VIEWS_FILE,
+              Type.STRING,
+              null,
+              Importance.HIGH,
+              "Path of a views file (YAML) loaded at start-up and published to the views topic."
+                  + " Relative paths are resolved against the configuration file's directory.")
+          .define(
+              TOPIC_COMMITS,
+              Type.STRING,
+              "floe.commits",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Topic of table commit notices (TableCommitted), keyed by table. Floe reads it and"
+                  + " writes its own target commits to it.")
+          .define(
+              TOPIC_SNAPSHOTS,
+              Type.STRING,
+              "floe.snapshots",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Topic of source snapshots (SnapshotEvent), one per snapshot, in commit order per"
+                  + " table.")
+          .define(
+              TOPIC_REFRESHES,
+              Type.STRING,
+              "floe.refreshes",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Topic of refresh events (RefreshEvent), one per refresh, keyed by view.")
+          .define(
+              TOPIC_VIEWS,
+              Type.STRING,
+              "floe.views",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Compacted topic of view definitions (ViewRecord), keyed by view name: the source"
+                  + " of truth shared by all instances.")
+          .define(
+              TOPIC_DLQ,
+              Type.STRING,
+              "floe.dlq",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Dead-letter topic: undecodable records and notices about unknown tables, with the"
+                  + " reason in headers.")
+          .define(
+              TOPIC_PARTITIONS,
+              Type.INT,
+              6,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Partitions of the topics Floe creates and of its internal dirty-buckets topic:"
+                  + " the most instances that can share the work. Fixed once the application"
+                  + " has run.")
+          .define(
+              TOPIC_REPLICATION_FACTOR,
+              Type.SHORT,
+              (short) -1,
+              Importance.MEDIUM,
+              "Replication factor of the topics Floe creates; -1 uses the broker's default.")
+          .define(
+              REFRESH_THREADS,
+              Type.INT,
+              2,
+              Range.between(1, 256),
+              Importance.MEDIUM,
+              "Threads that run refreshes, outside the stream threads.")
+          .define(
+              REFRESH_MAX_BACKOFF_MS,
+              Type.LONG,
+              300_000L,
+              Range.atLeast(1_000),
+              Importance.LOW,
+              "Longest wait, in milliseconds, before a failing view is retried; the wait doubles"
+                  + " from one second up to this.")
+          .define(
+              MAINTAIN_TICK_MS,
+              Type.LONG,
+              200L,
+              Range.between(10, 60_000),
+              Importance.LOW,
+              "How often, in milliseconds, due refreshes start and finished ones are collected.");
+
+  private final Path baseDirectory;
+
+  private FloeConfig(Map<String, String> properties, Path baseDirectory) {
+    super(DEFINITION, properties, resolverProps(properties), false);
+    this.baseDirectory = baseDirectory;
+    validate();
+  }
+
+  private static Map<String, ?> resolverProps(Map<String, String> properties) {
+    Map<String, String> providers = new HashMap<>();
+    properties.forEach(
+        (k, v) -> {
+          if (k.startsWith("config.providers")) {
+            providers.put(k, v);
+          }
+        });
+    return providers;
+  }
+
+  /**
+   * Reads and validates a configuration file.
+   *
+   * @throws ConfigException naming the key and the problem
+   */
+  public static FloeConfig load(Path file) throws IOException {
+    Properties properties = CatalogConfig.readProperties(file);
+    Path base = file.toAbsolutePath().getParent();
+    return of(properties, base);
+  }
+
+  /** A configuration from properties; relative paths resolve against {@code baseDirectory}. */
+  public static FloeConfig of(Properties properties, Path baseDirectory) {
+    Map<String, String> map = new TreeMap<>();
+    properties.stringPropertyNames().forEach(k -> map.put(k, properties.getProperty(k)));
+    return new FloeConfig(map, baseDirectory);
+  }
+
+  /** Cross-key checks and the keys no ConfigDef declares: unknown floe.* keys are errors. */
+  private void validate() {
+    for (String key : originalsStrings().keySet()) {
+      if (key.startsWith("floe.")
+          && !key.startsWith(CatalogConfig.PREFIX)
+          && !DEFINITION.names().contains(key)) {
+        throw new ConfigException(key, originalsStrings().get(key), "unknown Floe setting");
+      }
+    }
+    if (!originalsStrings().containsKey(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG)) {
+      throw new ConfigException(
+          StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, null, "must be set to the Kafka brokers");
+    }
+    catalogs();
+  }
+
+  /** The Iceberg catalogs. */
+  public CatalogConfig catalogs() {
+    Properties properties = new Properties();
+    originalsStrings().forEach(properties::setProperty);
+    try {
+      return CatalogConfig.from(properties);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+  }
+
+  /** The Kafka Streams and client settings: every non-Floe key, over Floe's defaults. */
+  public Properties streamsProperties() {
+    Properties streams = new Properties();
+    streams.putAll(STREAMS_DEFAULTS);
+    streams.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, getString(TOPIC_DLQ));
+    originalsStrings()
+        .forEach(
+            (key, value) -> {
+              if (!key.startsWith("floe.")) {
+                streams.put(key, value);
+              }
+            });
+    return streams;
+  }
+
+  /** Kafka client settings (bootstrap, security), for Floe's own producer, consumer and admin. */
+  public Map<String, Object> clientProperties() {
+    Map<String, Object> clients = new HashMap<>();
+    originalsStrings()
+        .forEach(
+            (key, value) -> {
+              if (AdminClientConfig.configNames().contains(key)
+                  || ProducerConfig.configNames().contains(key)
+                  || ConsumerConfig.configNames().contains(key)) {
+                clients.put(key, value);
+              }
+            });
+    return clients;
+  }
+
+  public FloeTopology.Topics topics() {
+    return new FloeTopology.Topics(
+        getString(TOPIC_COMMITS),
+        getString(TOPIC_SNAPSHOTS),
+        getString(TOPIC_REFRESHES),
+        getString(TOPIC_VIEWS),
+        getString(TOPIC_DLQ));
+  }
+
+  public FloeTopology.Settings topologySettings() {
+    return new FloeTopology.Settings(
+        topics(),
+        getInt(TOPIC_PARTITIONS),
+        Duration.ofMillis(getLong(MAINTAIN_TICK_MS)),
+        Duration.ofMillis(getLong(REFRESH_MAX_BACKOFF_MS)));
+  }
+
+  /** The views file, resolved against the configuration's directory, or null. */
+  public Path viewsFile() {
+    String file = getString(VIEWS_FILE);
+    if (file == null || file.isBlank()) {
+      return null;
+    }
+    Path path = Path.of(file);
+    return path.isAbsolute() || baseDirectory == null ? path : baseDirectory.resolve(path);
+  }
+
+  /** The configuration as it is logged: every key, secrets masked. */
+  public Map<String, String> masked() {
+    Map<String, String> masked = new TreeMap<>();
+    originalsStrings().forEach((k, v) -> masked.put(k, isSecret(k) ? "********" : v));
+    return masked;
+  }
+
+  static boolean isSecret(String key) {
+    return SECRET.matcher(key.toLowerCase(Locale.ROOT)).matches();
+  }
+}

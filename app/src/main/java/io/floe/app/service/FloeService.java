@@ -1,0 +1,143 @@
+package io.floe.app.service;
+
+import io.floe.app.config.CatalogConfig;
+import io.floe.app.config.FloeConfig;
+import io.floe.topology.FloeMetrics;
+import io.floe.topology.FloeTopology;
+import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.ViewRefresher;
+import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewsFile;
+import io.floe.topology.view.ViewsFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Floe process: creates its topics, publishes the views file, and runs the topology in Kafka
+ * Streams with refreshes on Floe's own threads. An unrecoverable error stops the service, and
+ * {@link #awaitTermination} then returns a non-zero exit code so that the orchestrator restarts the
+ * process.
+ */
+public final class FloeService implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FloeService.class);
+
+  private final FloeConfig config;
+  private final CatalogConfig catalogs;
+  private final FloeMetrics metrics;
+  private final RefreshExecutor executor;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private KafkaStreams streams;
+
+  public FloeService(FloeConfig config, FloeMetrics metrics) {
+    this.config = config;
+    this.catalogs = config.catalogs();
+    this.metrics = metrics;
+    this.executor =
+        new RefreshExecutor(
+            new ViewRefresher(catalogs::catalog), config.getInt(FloeConfig.REFRESH_THREADS));
+  }
+
+  /** The topology this service runs. */
+  public Topology topology() {
+    return FloeTopology.build(config.topologySettings(), catalogs::catalog, executor, metrics);
+  }
+
+  /**
+   * Creates the topics, publishes the views file and starts Kafka Streams.
+   *
+   * @throws ViewsFileException when the views file cannot be read as views
+   */
+  public void start() throws InterruptedException, ViewsFileException {
+    LOG.info("Starting Floe with configuration {}", config.masked());
+    try (Admin admin = Admin.create(config.clientProperties())) {
+      TopicSetup.ensure(admin, config);
+    }
+    publishViewsFile();
+    streams = new KafkaStreams(topology(), config.streamsProperties());
+    streams.setUncaughtExceptionHandler(
+        error -> {
+          LOG.error("Floe stops: unrecoverable error in a stream thread", error);
+          failure.compareAndSet(null, error);
+          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+    streams.setStateListener(
+        (now, before) -> {
+          LOG.info("Kafka Streams {} -> {}", before, now);
+          if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
+            stopped.countDown();
+          }
+        });
+    streams.start();
+  }
+
+  /** Publishes the views file's views to the views topic, if a file is configured. */
+  public void publishViewsFile() throws InterruptedException, ViewsFileException {
+    Path file = config.viewsFile();
+    if (file == null) {
+      return;
+    }
+    List<ViewDefinition> views = ViewsFile.load(file);
+    new ViewsPublisher(config.clientProperties(), config.topics().views())
+        .publish(views, catalogs.schemaLookup());
+  }
+
+  public KafkaStreams streams() {
+    return streams;
+  }
+
+  public RefreshExecutor refreshes() {
+    return executor;
+  }
+
+  /** Blocks until the service stops; returns 0 after a requested stop, 1 after a failure. */
+  public int awaitTermination() throws InterruptedException {
+    stopped.await();
+    return failure.get() == null ? 0 : 1;
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    LOG.info("Stopping Floe");
+    if (streams != null) {
+      streams.close(Duration.ofSeconds(30));
+    }
+    try {
+      executor.close();
+      catalogs.close();
+    } catch (Exception e) {
+      LOG.warn("Error while stopping", e);
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    stopped.countDown();
+  }
+
+  /**
+   * Stops abruptly, as a crash would: no final commit, no clean shutdown of the stream threads'
+   * transactions. For fault tests.
+   */
+  public void crash() {
+    closed.set(true);
+    if (streams != null) {
+      streams.close(Duration.ZERO);
+    }
+    stopped.countDown();
+  }
+}

@@ -1,0 +1,137 @@
+package io.floe.app.service;
+
+import io.floe.schemas.FloeSerdes;
+import io.floe.schemas.ViewRecord;
+import io.floe.topology.store.StoredView;
+import io.floe.topology.view.ValidatedView;
+import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewValidator;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the views of a views file to the floe.views topic, where every instance picks them up.
+ * Views are checked first (against the source schemas where the source exists); an invalid view is
+ * logged with the position of the problem and not published, so the other views keep running and an
+ * earlier valid version of it stays in force. Views the file no longer declares, and that the file
+ * had declared, are deleted.
+ */
+public final class ViewsPublisher {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ViewsPublisher.class);
+  static final String ORIGIN_FILE = "file";
+
+  private final Map<String, Object> clients;
+  private final String topic;
+
+  public ViewsPublisher(Map<String, Object> clients, String topic) {
+    this.clients = clients;
+    this.topic = topic;
+  }
+
+  /** What a publication did. */
+  public record Result(
+      List<String> published, List<String> deleted, List<ValidatedView> rejected) {}
+
+  /** Publishes the file's views; {@code lookup} checks them against source schemas. */
+  public Result publish(List<ViewDefinition> views, ViewValidator.SchemaLookup lookup)
+      throws InterruptedException {
+    Map<String, ViewRecord> current = read();
+    List<ValidatedView> checked = ViewValidator.validate(views, lookup);
+    List<String> published = new ArrayList<>();
+    List<String> deleted = new ArrayList<>();
+    List<ValidatedView> rejected = new ArrayList<>();
+    Map<String, Object> producerConfig = new HashMap<>(clients);
+    producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+    producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    try (KafkaProducer<String, ViewRecord> producer =
+        new KafkaProducer<>(
+            producerConfig, new StringSerializer(), FloeSerdes.viewRecord().serializer())) {
+      for (ValidatedView view : checked) {
+        String name = view.definition().name();
+        if (!view.isValid() && !view.sourceMissing()) {
+          rejected.add(view);
+          LOG.error(
+              "View {} in the views file is invalid and not published: {}", name, view.error());
+          continue;
+        }
+        if (view.sourceMissing()) {
+          LOG.warn("View {}: {}; it will refresh once the table exists", name, view.error());
+        }
+        ViewRecord record = StoredView.toRecord(view.definition(), ORIGIN_FILE, Instant.now());
+        if (!sameDefinition(current.get(name), record)) {
+          producer.send(new ProducerRecord<>(topic, name, record)).get();
+          published.add(name);
+        }
+      }
+      for (ViewRecord existing : current.values()) {
+        boolean declared = views.stream().anyMatch(v -> v.name().equals(existing.getName()));
+        if (ORIGIN_FILE.equals(existing.getOrigin()) && !declared) {
+          producer.send(new ProducerRecord<>(topic, existing.getName(), null)).get();
+          deleted.add(existing.getName());
+        }
+      }
+      producer.flush();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "Cannot publish views to " + topic + ": " + e.getCause().getMessage(), e);
+    }
+    if (!published.isEmpty() || !deleted.isEmpty()) {
+      LOG.info("Views file: published {}, deleted {}", published, deleted);
+    }
+    return new Result(published, deleted, rejected);
+  }
+
+  private static boolean sameDefinition(ViewRecord existing, ViewRecord record) {
+    if (existing == null) {
+      return false;
+    }
+    ViewRecord copy = ViewRecord.newBuilder(record).setUpdatedAt(existing.getUpdatedAt()).build();
+    return copy.equals(existing);
+  }
+
+  /** The current contents of the views topic, read to its end. */
+  public Map<String, ViewRecord> read() {
+    Map<String, Object> consumerConfig = new HashMap<>(clients);
+    consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    consumerConfig.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    Map<String, ViewRecord> views = new HashMap<>();
+    try (KafkaConsumer<String, ViewRecord> consumer =
+        new KafkaConsumer<>(
+            consumerConfig, new StringDeserializer(), FloeSerdes.viewRecord().deserializer())) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+      while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+        for (ConsumerRecord<String, ViewRecord> record : consumer.poll(Duration.ofMillis(200))) {
+          if (record.value() == null) {
+            views.remove(record.key());
+          } else {
+            views.put(record.key(), record.value());
+          }
+        }
+      }
+    }
+    return views;
+  }
+}

@@ -1,0 +1,240 @@
+package io.floe.app.it;
+
+import static org.awaitility.Awaitility.await;
+
+import io.floe.app.config.FloeConfig;
+import io.floe.app.embedded.EmbeddedKafka;
+import io.floe.app.service.FloeService;
+import io.floe.schemas.FloeSerdes;
+import io.floe.schemas.RefreshEvent;
+import io.floe.schemas.TableCommitted;
+import io.floe.schemas.ViewRecord;
+import io.floe.topology.FloeMetrics;
+import io.floe.topology.refresh.FloeProperties;
+import io.floe.topology.store.StoredView;
+import io.floe.topology.testing.IcebergFixture;
+import io.floe.topology.testing.Oracle;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewDefinition;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Floe as a user runs it, for integration tests: a real Kafka broker in this JVM, a real JDBC
+ * catalog, and one or more {@link FloeService}s configured through a properties file. Every harness
+ * uses its own topic names and application id.
+ */
+final class FloeHarness implements AutoCloseable {
+
+  private static EmbeddedKafka kafka;
+
+  private final Path dir;
+  private final IcebergFixture lake;
+  private final String prefix = "t" + UUID.randomUUID().toString().substring(0, 8);
+  private final List<FloeService> services = new ArrayList<>();
+  private final KafkaProducer<String, Object> producer;
+  private final KafkaConsumer<String, RefreshEvent> refreshes;
+  private final List<RefreshEvent> events = new ArrayList<>();
+
+  FloeHarness(Path dir) {
+    this.dir = dir;
+    this.lake = IcebergFixture.create(dir);
+    Map<String, Object> producerConfig = new HashMap<>();
+    producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
+    this.producer =
+        new KafkaProducer<>(
+            producerConfig,
+            new StringSerializer(),
+            (topic, value) ->
+                value instanceof ViewRecord v
+                    ? FloeSerdes.viewRecord().serialize(topic, v)
+                    : FloeSerdes.tableCommitted().serialize(topic, (TableCommitted) value));
+    Map<String, Object> consumerConfig = new HashMap<>();
+    consumerConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
+    consumerConfig.put(ConsumerConfig.GROUP_ID_CONFIG, prefix + "-reader");
+    consumerConfig.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    consumerConfig.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    this.refreshes =
+        new KafkaConsumer<>(
+            consumerConfig, new StringDeserializer(), FloeSerdes.refreshEvent().deserializer());
+  }
+
+  /** The broker shared by all integration tests of this JVM. */
+  static synchronized EmbeddedKafka kafka() {
+    if (kafka == null) {
+      try {
+        kafka = EmbeddedKafka.start(Files.createTempDirectory("floe-it-kafka"));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(kafka::close));
+    }
+    return kafka;
+  }
+
+  IcebergFixture lake() {
+    return lake;
+  }
+
+  String topic(String name) {
+    return prefix + "." + name;
+  }
+
+  /** The configuration file a user would write, with this harness's names. */
+  Path configFile(String instance, Map<String, String> extra) throws Exception {
+    Properties p = new Properties();
+    p.setProperty("bootstrap.servers", kafka().bootstrapServers());
+    p.setProperty("application.id", prefix + "-floe");
+    p.setProperty("state.dir", dir.resolve("state-" + instance).toString());
+    p.setProperty("commit.interval.ms", "100");
+    p.setProperty(FloeConfig.TOPIC_COMMITS, topic("commits"));
+    p.setProperty(FloeConfig.TOPIC_SNAPSHOTS, topic("snapshots"));
+    p.setProperty(FloeConfig.TOPIC_REFRESHES, topic("refreshes"));
+    p.setProperty(FloeConfig.TOPIC_VIEWS, topic("views"));
+    p.setProperty(FloeConfig.TOPIC_DLQ, topic("dlq"));
+    p.setProperty(FloeConfig.TOPIC_PARTITIONS, "2");
+    p.setProperty(FloeConfig.MAINTAIN_TICK_MS, "100");
+    lake.catalogProperties().forEach((k, v) -> p.setProperty("floe.catalog.lake." + k, v));
+    extra.forEach(p::setProperty);
+    Path file = dir.resolve("floe-" + instance + ".properties");
+    try (var out = Files.newBufferedWriter(file)) {
+      p.store(out, "integration test");
+    }
+    return file;
+  }
+
+  /** Starts an instance of Floe from its configuration file. */
+  FloeService start(String instance) throws Exception {
+    return start(instance, Map.of());
+  }
+
+  FloeService start(String instance, Map<String, String> extra) throws Exception {
+    FloeService service =
+        new FloeService(FloeConfig.load(configFile(instance, extra)), FloeMetrics.NONE);
+    service.start();
+    services.add(service);
+    refreshes.subscribe(List.of(topic("refreshes")));
+    return service;
+  }
+
+  /** Declares a view through the views topic, as the API and the views file do. */
+  void define(ViewDefinition view) throws Exception {
+    producer
+        .send(
+            new ProducerRecord<>(
+                topic("views"), view.name(), StoredView.toRecord(view, "api", Instant.now())))
+        .get();
+  }
+
+  void delete(String view) throws Exception {
+    producer.send(new ProducerRecord<>(topic("views"), view, null)).get();
+  }
+
+  /** Announces a commit of {@code table}, as a writer or pipeline would. */
+  void announce(String table) throws Exception {
+    TableName name = TableName.parse(table);
+    producer
+        .send(
+            new ProducerRecord<>(
+                topic("commits"),
+                table,
+                TableCommitted.newBuilder()
+                    .setCatalog(name.catalog())
+                    .setNamespace(name.namespace())
+                    .setTable(name.table())
+                    .setEventTime(Instant.now())
+                    .setProducer("it")
+                    .build()))
+        .get();
+  }
+
+  static ViewDefinition view(String name, String query) {
+    return ViewDefinition.of(name, query, TableName.parse("lake.analytics." + name));
+  }
+
+  Table target(ViewDefinition view) {
+    return lake.catalog().loadTable(view.target().identifier());
+  }
+
+  /** The latest snapshot of {@code source} that changed rows (compactions change none). */
+  static Snapshot latestDataChange(Table source) {
+    source.refresh();
+    for (Snapshot s = source.currentSnapshot();
+        s != null;
+        s = s.parentId() == null ? null : source.snapshot(s.parentId())) {
+      if (!DataOperations.REPLACE.equals(s.operation())) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Waits until the view's target reflects the source's latest data-changing snapshot, then checks
+   * it against the oracle at that snapshot.
+   */
+  void awaitOracle(ViewDefinition view, Table source) {
+    Snapshot expected = latestDataChange(source);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              try {
+                Table target = target(view);
+                return String.valueOf(expected.snapshotId())
+                        .equals(target.properties().get(FloeProperties.SOURCE_SNAPSHOT_ID))
+                    && target.properties().get(FloeProperties.PROGRESS) == null;
+              } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
+                return false;
+              }
+            });
+    Oracle.assertMatches(target(view), source, expected.snapshotId(), view.query());
+  }
+
+  /** Every refresh event published so far (committed transactions only). */
+  List<RefreshEvent> events() {
+    for (ConsumerRecord<String, RefreshEvent> record : refreshes.poll(Duration.ofMillis(200))) {
+      events.add(record.value());
+    }
+    return events;
+  }
+
+  /** Waits for the refresh events of {@code view} until one satisfies the condition. */
+  List<RefreshEvent> awaitEvent(String view, java.util.function.Predicate<RefreshEvent> condition) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> events().stream().anyMatch(e -> e.getView().equals(view) && condition.test(e)));
+    return events().stream().filter(e -> e.getView().equals(view)).toList();
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (FloeService service : services) {
+      service.close();
+    }
+    producer.close();
+    refreshes.close();
+    lake.close();
+  }
+}
