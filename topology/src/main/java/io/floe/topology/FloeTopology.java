@@ -154,6 +154,7 @@ public final class FloeTopology {
                 () ->
                     new MaintainViewProcessor(
                         refreshes,
+                        catalogs,
                         settings.partitions(),
                         settings.tick(),
                         settings.maxBackoff(),

@@ -47,7 +47,8 @@ public final class FloeService implements AutoCloseable {
     this.metrics = metrics;
     this.executor =
         new RefreshExecutor(
-            new ViewRefresher(catalogs::catalog), config.getInt(FloeConfig.REFRESH_THREADS));
+            new ViewRefresher(catalogs::catalog, FailPoints.fromEnvironment()),
+            config.getInt(FloeConfig.REFRESH_THREADS));
   }
 
   /** The topology this service runs. */

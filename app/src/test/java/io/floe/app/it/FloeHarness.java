@@ -76,6 +76,27 @@ final class FloeHarness implements AutoCloseable {
     this.refreshes =
         new KafkaConsumer<>(
             consumerConfig, new StringDeserializer(), FloeSerdes.refreshEvent().deserializer());
+    createTopics();
+  }
+
+  /** The topics exist before any instance starts, as they would in a managed cluster. */
+  private void createTopics() {
+    try (org.apache.kafka.clients.admin.Admin admin =
+        org.apache.kafka.clients.admin.Admin.create(
+            Map.of(
+                org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka().bootstrapServers()))) {
+      List<org.apache.kafka.clients.admin.NewTopic> topics = new ArrayList<>();
+      for (String name : List.of("commits", "snapshots", "refreshes", "dlq")) {
+        topics.add(new org.apache.kafka.clients.admin.NewTopic(topic(name), 2, (short) 1));
+      }
+      topics.add(
+          new org.apache.kafka.clients.admin.NewTopic(topic("views"), 2, (short) 1)
+              .configs(Map.of("cleanup.policy", "compact")));
+      admin.createTopics(topics).all().get();
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot create test topics", e);
+    }
   }
 
   /** The broker shared by all integration tests of this JVM. */
@@ -106,6 +127,10 @@ final class FloeHarness implements AutoCloseable {
     p.setProperty("application.id", prefix + "-floe");
     p.setProperty("state.dir", dir.resolve("state-" + instance).toString());
     p.setProperty("commit.interval.ms", "100");
+    // A crashed instance must not hold its partitions or an open transaction for long.
+    p.setProperty("session.timeout.ms", "6000");
+    p.setProperty("heartbeat.interval.ms", "1500");
+    p.setProperty("producer.transaction.timeout.ms", "10000");
     p.setProperty(FloeConfig.TOPIC_COMMITS, topic("commits"));
     p.setProperty(FloeConfig.TOPIC_SNAPSHOTS, topic("snapshots"));
     p.setProperty(FloeConfig.TOPIC_REFRESHES, topic("refreshes"));
@@ -228,11 +253,17 @@ final class FloeHarness implements AutoCloseable {
     return events().stream().filter(e -> e.getView().equals(view)).toList();
   }
 
-  @Override
-  public void close() throws Exception {
+  /** Stops every running instance (cleanly), keeping topics, tables and events. */
+  void stopServices() {
     for (FloeService service : services) {
       service.close();
     }
+    services.clear();
+  }
+
+  @Override
+  public void close() throws Exception {
+    stopServices();
     producer.close();
     refreshes.close();
     lake.close();

@@ -30,6 +30,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -65,6 +68,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private static final Logger LOG = LoggerFactory.getLogger(MaintainViewProcessor.class);
 
   private final RefreshExecutor executor;
+  private final Function<String, Catalog> catalogs;
   private final int partitions;
   private final Duration tick;
   private final Duration maxBackoff;
@@ -83,11 +87,13 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
    */
   public MaintainViewProcessor(
       RefreshExecutor executor,
+      Function<String, Catalog> catalogs,
       int partitions,
       Duration tick,
       Duration maxBackoff,
       FloeMetrics metrics) {
     this.executor = executor;
+    this.catalogs = catalogs;
     this.partitions = partitions;
     this.tick = tick;
     this.maxBackoff = maxBackoff;
@@ -264,6 +270,20 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     }
     ViewState.InFlight refresh = state.inFlight();
     if (refresh == null) {
+      if (state.pendingSnapshot() == null) {
+        // Pin the source's current snapshot now, so that the refresh recorded in the state, and
+        // any re-run of it after a crash, reads exactly that snapshot under exactly one id.
+        try {
+          TableName source = sourceOf(definition);
+          Snapshot current =
+              catalogs.apply(source.catalog()).loadTable(source.identifier()).currentSnapshot();
+          if (current != null) {
+            state.pin(current.snapshotId(), current.sequenceNumber(), current.timestampMillis());
+          }
+        } catch (RuntimeException e) {
+          LOG.debug("Cannot pin the current snapshot of the source of view {}", view, e);
+        }
+      }
       refresh = state.start(RefreshRequest.refreshId(definition, state.pendingSnapshot()), now);
       states.put(view, state);
       LOG.debug(

@@ -107,8 +107,12 @@ final class TargetTables {
         if (!namespaces.namespaceExists(prefix)) {
           namespaces.createNamespace(prefix);
         }
-      } catch (AlreadyExistsException e) {
-        // created concurrently
+      } catch (RuntimeException e) {
+        // Another refresh may have created it at the same moment; not every catalog reports that
+        // as AlreadyExistsException (the JDBC catalog on SQLite raises a constraint violation).
+        if (!namespaces.namespaceExists(prefix)) {
+          throw e;
+        }
       }
     }
   }

@@ -72,13 +72,19 @@ public final class ViewRefresher {
   private record Bound(ViewPlan plan, CompiledQuery query) {}
 
   private final Function<String, Catalog> catalogs;
+  private final RefreshHooks hooks;
   private final Map<String, Bound> bound = new ConcurrentHashMap<>();
 
   /**
    * @param catalogs the catalog of each catalog name in view table names
    */
   public ViewRefresher(Function<String, Catalog> catalogs) {
+    this(catalogs, RefreshHooks.NONE);
+  }
+
+  public ViewRefresher(Function<String, Catalog> catalogs, RefreshHooks hooks) {
     this.catalogs = catalogs;
+    this.hooks = hooks;
   }
 
   /**
@@ -122,7 +128,7 @@ public final class ViewRefresher {
     } catch (TargetTables.TargetNotOwnedException e) {
       throw new ViewRefreshException(e.getMessage());
     }
-    return new Run(request, source, snapshot, schema, compiled, target, progress).run();
+    return new Run(request, source, snapshot, schema, compiled, target, progress, hooks).run();
   }
 
   private static TableName sourceName(ViewDefinition view) {
@@ -188,6 +194,7 @@ public final class ViewRefresher {
     private final CompiledQuery query;
     private final Table target;
     private final ProgressListener progress;
+    private final RefreshHooks hooks;
     private final BucketColumnType bucketType;
     private final String refreshId;
     private final int bucketPosition;
@@ -207,8 +214,10 @@ public final class ViewRefresher {
         Schema schema,
         Bound compiled,
         Table target,
-        ProgressListener progress) {
+        ProgressListener progress,
+        RefreshHooks hooks) {
       this.request = request;
+      this.hooks = hooks;
       this.view = request.view();
       this.source = source;
       this.snapshot = snapshot;
@@ -497,10 +506,12 @@ public final class ViewRefresher {
         throw e;
       }
       List<DataFile> added = writer.complete();
+      hooks.filesWritten(view.name(), chunkId);
 
       // 3. One atomic, bookmark-guarded commit.
       Long committed =
           commit(chunkId, full, startingTarget, added, removed, expected, updates, removals);
+      hooks.committed(view.name(), chunkId);
       rowsRead += stats.rowsRead();
       bytesRead += stats.bytesRead();
       rowsWritten += rows.size();

@@ -157,6 +157,15 @@ public final class ViewState {
     return now - lastPendingAt >= view.debounceMs() || now - firstPendingAt >= view.maxDelayMs();
   }
 
+  /** Names the source snapshot the next refresh reads, when no change has named one. */
+  public void pin(long snapshotId, long sequence, long committedAt) {
+    if (pendingSnapshot == null) {
+      pendingSnapshot = snapshotId;
+      pendingSequence = sequence;
+      pendingCommittedAt = committedAt;
+    }
+  }
+
   /** Moves the pending changes into a refresh that starts now. */
   public InFlight start(String refreshId, long now) {
     inFlight =
