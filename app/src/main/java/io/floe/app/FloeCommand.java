@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       ValidateCommand.class,
       PublishCommitCommand.class,
+      ConfigDocsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class FloeCommand implements Runnable {

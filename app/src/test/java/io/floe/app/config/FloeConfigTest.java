@@ -1,0 +1,108 @@
+package io.floe.app.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.Properties;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+class FloeConfigTest {
+
+  private static Properties minimal() {
+    Properties p = new Properties();
+    p.setProperty("bootstrap.servers", "localhost:9092");
+    p.setProperty("floe.catalog.lake.type", "jdbc");
+    p.setProperty("floe.catalog.lake.uri", "jdbc:sqlite:/tmp/c.db");
+    return p;
+  }
+
+  @Test
+  void shouldApplyDefaultsAndPassKafkaKeysThrough() {
+    Properties p = minimal();
+    p.setProperty("num.stream.threads", "3");
+
+    FloeConfig config = FloeConfig.of(p, Path.of("/etc/floe"));
+
+    assertThat(config.topics().commits()).isEqualTo("floe.commits");
+    assertThat(config.getInt(FloeConfig.TOPIC_PARTITIONS)).isEqualTo(6);
+    Properties streams = config.streamsProperties();
+    assertThat(streams.getProperty("num.stream.threads")).isEqualTo("3");
+    assertThat(streams.getProperty("processing.guarantee")).isEqualTo("exactly_once_v2");
+    assertThat(streams.getProperty("application.id")).isEqualTo("floe");
+    assertThat(streams.getProperty("errors.dead.letter.queue.topic.name")).isEqualTo("floe.dlq");
+    assertThat(streams).doesNotContainKey("floe.catalog.lake.type");
+    assertThat(config.clientProperties()).containsEntry("bootstrap.servers", "localhost:9092");
+  }
+
+  @Test
+  void shouldResolveTheViewsFileAgainstTheConfigDirectory() {
+    Properties p = minimal();
+    p.setProperty(FloeConfig.VIEWS_FILE, "views.yaml");
+
+    assertThat(FloeConfig.of(p, Path.of("/etc/floe")).viewsFile())
+        .isEqualTo(Path.of("/etc/floe/views.yaml"));
+  }
+
+  @Test
+  void shouldRejectAnUnknownFloeKeyNamingIt() {
+    Properties p = minimal();
+    p.setProperty("floe.topic.comits", "x");
+
+    assertThatThrownBy(() -> FloeConfig.of(p, null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("floe.topic.comits")
+        .hasMessageContaining("unknown Floe setting");
+  }
+
+  @Test
+  void shouldRejectAnInvalidValueNamingTheKey() {
+    Properties p = minimal();
+    p.setProperty(FloeConfig.TOPIC_PARTITIONS, "0");
+
+    assertThatThrownBy(() -> FloeConfig.of(p, null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(FloeConfig.TOPIC_PARTITIONS)
+        .hasMessageContaining("Value must be at least 1");
+  }
+
+  @Test
+  void shouldRequireTheBrokers() {
+    Properties p = minimal();
+    p.remove("bootstrap.servers");
+
+    assertThatThrownBy(() -> FloeConfig.of(p, null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("bootstrap.servers");
+  }
+
+  @Test
+  void shouldMaskSecretsWhenLogged() {
+    Properties p = minimal();
+    p.setProperty("floe.catalog.lake.s3.secret-access-key", "hunter2");
+    p.setProperty("floe.catalog.lake.jdbc.password", "hunter3");
+    p.setProperty("sasl.jaas.config", "org.apache.kafka... password=\"x\";");
+
+    assertThat(FloeConfig.of(p, null).masked())
+        .containsEntry("floe.catalog.lake.s3.secret-access-key", "********")
+        .containsEntry("floe.catalog.lake.jdbc.password", "********")
+        .containsEntry("sasl.jaas.config", "********")
+        .containsEntry("floe.catalog.lake.type", "jdbc");
+  }
+
+  @Test
+  void shouldResolveSecretsFromConfigProviders() {
+    Properties p = minimal();
+    p.setProperty("config.providers", "env");
+    p.setProperty(
+        "config.providers.env.class",
+        "org.apache.kafka.common.config.provider.EnvVarConfigProvider");
+    p.setProperty("floe.catalog.lake.jdbc.home", "${env:HOME}");
+
+    FloeConfig config = FloeConfig.of(p, null);
+
+    assertThat(config.originalsStrings().get("floe.catalog.lake.jdbc.home"))
+        .isEqualTo(System.getenv("HOME"));
+  }
+}
