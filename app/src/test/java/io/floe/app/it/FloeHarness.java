@@ -56,8 +56,13 @@ final class FloeHarness implements AutoCloseable {
   private final List<RefreshEvent> events = new ArrayList<>();
 
   FloeHarness(Path dir) {
+    this(dir, IcebergFixture.create(dir));
+  }
+
+  /** A harness over a catalog of any type, configured in Floe with the same properties. */
+  FloeHarness(Path dir, IcebergFixture lake) {
     this.dir = dir;
-    this.lake = IcebergFixture.create(dir);
+    this.lake = lake;
     Map<String, Object> producerConfig = new HashMap<>();
     producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
     this.producer =

@@ -71,6 +71,13 @@ public final class IcebergFixture implements AutoCloseable {
     this.properties = properties;
   }
 
+  /** A catalog named {@code lake} built from Iceberg catalog properties (any type). */
+  public static IcebergFixture create(Map<String, String> properties) {
+    return new IcebergFixture(
+        CatalogUtil.buildIcebergCatalog("lake", properties, new Configuration()),
+        Map.copyOf(properties));
+  }
+
   /** A fresh catalog named {@code lake} in {@code dir}. */
   public static IcebergFixture create(Path dir) {
     Map<String, String> properties = new HashMap<>();
