@@ -197,6 +197,41 @@ final class FloeHarness implements AutoCloseable {
         .get();
   }
 
+  /** Sends raw bytes to a topic, as a misbehaving producer would. */
+  void sendRaw(String topicName, String key, byte[] value) throws Exception {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
+    try (KafkaProducer<String, byte[]> raw =
+        new KafkaProducer<>(
+            config,
+            new StringSerializer(),
+            new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+      raw.send(new ProducerRecord<>(topic(topicName), key, value)).get();
+    }
+  }
+
+  /** Every record on the dead-letter topic so far. */
+  List<ConsumerRecord<String, byte[]>> deadLetters() {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, prefix + "-dlq-" + System.nanoTime());
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    List<ConsumerRecord<String, byte[]>> letters = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(
+            config,
+            new StringDeserializer(),
+            new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(topic("dlq")));
+      long deadline = System.currentTimeMillis() + 3000;
+      while (System.currentTimeMillis() < deadline) {
+        consumer.poll(Duration.ofMillis(200)).forEach(letters::add);
+      }
+    }
+    return letters;
+  }
+
   static ViewDefinition view(String name, String query) {
     return ViewDefinition.of(name, query, TableName.parse("lake.analytics." + name));
   }

@@ -122,11 +122,24 @@ class FloeServiceIT {
     floe.announce("lake.market.trades");
     awaitAll(minute, hour, weekly, monthly);
 
-    // Compaction: nothing to refresh.
+    // Compaction changes no rows: no view refreshes for it. The next real change then adds
+    // exactly one target commit per view.
     int eventsBefore = floe.events().size();
+    java.util.Map<String, Long> before = new java.util.HashMap<>();
+    for (ViewDefinition view : List.of(minute, hour, weekly, monthly)) {
+      before.put(view.name(), floe.target(view).currentSnapshot().snapshotId());
+    }
     lake.compact(trades);
     floe.announce("lake.market.trades");
+    lake.append(trades, randomTrades(5, "2026-04-08", 11, 12));
+    floe.announce("lake.market.trades");
     awaitAll(minute, hour, weekly, monthly);
+    for (ViewDefinition view : List.of(minute, hour, weekly, monthly)) {
+      Table target = floe.target(view);
+      assertThat(target.currentSnapshot().parentId())
+          .as("%s: one commit since the compaction", view.name())
+          .isEqualTo(before.get(view.name()));
+    }
 
     // Row deletes through position and equality delete files, and an overwrite moving rows.
     lake.deleteByPosition(trades, r -> "IBM".equals(r.getField("symbol")));
@@ -235,10 +248,30 @@ class FloeServiceIT {
     floe.define(view);
     floe.announce("lake.market.nope");
     floe.announce("other.market.trades");
+    floe.sendRaw("commits", "lake.market.trades", "{\"not\": \"avro\"}".getBytes());
     floe.announce("lake.market.trades");
 
     floe.awaitOracle(view, trades);
-    assertThat(TableName.parse("lake.market.trades").table()).isEqualTo("trades");
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              List<String> reasons =
+                  floe.deadLetters().stream()
+                      .map(
+                          r -> {
+                            var reason = r.headers().lastHeader("floe.dlq.reason");
+                            var exception = r.headers().lastHeader("__streams.errors.exception");
+                            return reason != null
+                                ? new String(reason.value())
+                                : exception != null ? new String(exception.value()) : "?";
+                          })
+                      .toList();
+              assertThat(reasons)
+                  .contains("unknown table lake.market.nope")
+                  .contains("unknown catalog 'other' (configured: lake)")
+                  .anyMatch(r -> r.contains("SerializationException"));
+            });
   }
 
   /** Waits for each view in turn; the chained view follows its upstream's latest commit. */
