@@ -20,6 +20,11 @@ public final class FloeSerdes {
     return AvroSerde.of(ViewRecord.class);
   }
 
+  /** Values of {@code floe.requests}. */
+  public static AvroSerde<ViewCommand> viewCommand() {
+    return AvroSerde.of(ViewCommand.class);
+  }
+
   /** Values of {@code floe.refreshes}. */
   public static AvroSerde<RefreshEvent> refreshEvent() {
     return AvroSerde.of(RefreshEvent.class);

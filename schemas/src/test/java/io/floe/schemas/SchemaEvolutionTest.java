@@ -22,7 +22,11 @@ class SchemaEvolutionTest {
 
   static Stream<Schema> currentSchemas() {
     return Stream.of(
-        TableCommitted.SCHEMA$, SnapshotEvent.SCHEMA$, RefreshEvent.SCHEMA$, ViewRecord.SCHEMA$);
+        TableCommitted.SCHEMA$,
+        SnapshotEvent.SCHEMA$,
+        RefreshEvent.SCHEMA$,
+        ViewRecord.SCHEMA$,
+        ViewCommand.SCHEMA$);
   }
 
   @ParameterizedTest

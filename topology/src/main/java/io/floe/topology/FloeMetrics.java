@@ -25,4 +25,12 @@ public interface FloeMetrics {
 
   /** A refresh of {@code view} failed. */
   default void refreshFailed(String view, String error) {}
+
+  /**
+   * The state of a view this instance maintains, reported every tick.
+   *
+   * @param pendingRanges bucket ranges waiting for a refresh; -1 when every bucket is
+   * @param lagMs the lag of the last refresh, or null
+   */
+  default void viewStatus(String view, String status, long pendingRanges, Long lagMs) {}
 }

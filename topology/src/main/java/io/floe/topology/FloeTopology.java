@@ -4,6 +4,7 @@ import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
+import io.floe.schemas.ViewCommandType;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
 import io.floe.topology.processor.MaintainViewProcessor;
 import io.floe.topology.processor.ResolveSnapshotsProcessor;
@@ -35,7 +36,8 @@ import org.apache.kafka.streams.state.Stores;
  *
  * <pre>
  * floe.commits ─► resolve-snapshots [table-cursors] ─► floe.snapshots   (dead letters ─► floe.dlq)
- * floe.snapshots ─► detect-dirty-buckets [views] ─► dirty-buckets (repartition by view)
+ * floe.snapshots ─► detect-dirty-buckets [views] ─┬─► dirty-buckets (repartition by view)
+ * floe.requests ─────────────────────────────────┘
  *   ─► maintain-views [view-state, views] ─► floe.refreshes, and target notices ─► floe.commits
  * floe.views ─► views (global store)
  * </pre>
@@ -48,10 +50,21 @@ public final class FloeTopology {
 
   /** Topic names. */
   public record Topics(
-      String commits, String snapshots, String refreshes, String views, String dlq) {
+      String commits,
+      String snapshots,
+      String refreshes,
+      String views,
+      String requests,
+      String dlq) {
 
     public static final Topics DEFAULTS =
-        new Topics("floe.commits", "floe.snapshots", "floe.refreshes", "floe.views", "floe.dlq");
+        new Topics(
+            "floe.commits",
+            "floe.snapshots",
+            "floe.refreshes",
+            "floe.views",
+            "floe.requests",
+            "floe.dlq");
   }
 
   /**
@@ -136,7 +149,19 @@ public final class FloeTopology {
                                 .withName("resolve-dlq-sink")),
                 "dead-letters"));
 
-    // detect -> maintain, repartitioned by view.
+    // detect -> maintain, repartitioned by view, with the users' refresh requests.
+    KStream<String, DirtyUpdate> requests =
+        builder.stream(
+                topics.requests(),
+                Consumed.with(Serdes.String(), FloeSerdes.viewCommand())
+                    .withName("requests-source"))
+            .filter((view, command) -> view != null && command != null, Named.as("valid-requests"))
+            .mapValues(
+                command ->
+                    DirtyUpdate.request(
+                        command.getCommand() == ViewCommandType.FULL_REFRESH,
+                        command.getRequestedAt().toEpochMilli()),
+                Named.as("as-refresh-request"));
     KStream<String, Object> maintained =
         builder.stream(
                 topics.snapshots(),
@@ -145,6 +170,7 @@ public final class FloeTopology {
             .process(
                 () -> new DetectDirtyBucketsProcessor(catalogs),
                 Named.as(DetectDirtyBucketsProcessor.NAME))
+            .merge(requests, Named.as("with-requests"))
             .repartition(
                 Repartitioned.<String, DirtyUpdate>as("dirty-buckets")
                     .withKeySerde(Serdes.String())

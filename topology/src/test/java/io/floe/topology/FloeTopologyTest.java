@@ -68,6 +68,7 @@ class FloeTopologyTest {
   private TestInputTopic<String, ViewRecord> views;
   private TestOutputTopic<String, RefreshEvent> refreshes;
   private TestOutputTopic<String, byte[]> dlq;
+  private TestInputTopic<String, io.floe.schemas.ViewCommand> requests;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -98,6 +99,19 @@ class FloeTopologyTest {
     dlq =
         driver.createOutputTopic(
             topics.dlq(), Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
+    requests =
+        driver.createInputTopic(
+            topics.requests(), Serdes.String().serializer(), FloeSerdes.viewCommand());
+  }
+
+  private void request(String view, io.floe.schemas.ViewCommandType command) {
+    requests.pipeInput(
+        view,
+        io.floe.schemas.ViewCommand.newBuilder()
+            .setView(view)
+            .setCommand(command)
+            .setRequestedAt(Instant.EPOCH)
+            .build());
   }
 
   private org.apache.iceberg.catalog.Catalog catalog(String name) {
@@ -324,6 +338,52 @@ class FloeTopologyTest {
     KeyValueStore<String, ViewState> states = driver.getKeyValueStore(StoreNames.VIEW_STATE);
     assertThat(states.get("ohlcv_1m")).isNull();
     assertThat(target("ohlcv_1m").currentSnapshot()).isNotNull();
+  }
+
+  @Test
+  void shouldRefreshOnRequestWithoutWaitingAndFullyWhenAsked() {
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    defineView("ohlcv_1m", OHLCV);
+    idle(Duration.ofSeconds(1));
+    events();
+
+    // A commit nobody announced: a refresh request catches the view up from its bookmark.
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:09:00Z", 10.0, 5L, "B")));
+    request("ohlcv_1m", io.floe.schemas.ViewCommandType.REFRESH);
+    idle(Duration.ofMillis(400));
+    List<RefreshEvent> caughtUp = events();
+    assertThat(caughtUp).hasSize(1);
+    assertThat(caughtUp.get(0).getMode()).isEqualTo(RefreshMode.INCREMENTAL);
+    assertThat(caughtUp.get(0).getSourceSnapshotId()).isEqualTo(s2);
+    Oracle.assertMatches(target("ohlcv_1m"), trades, s2, OHLCV);
+
+    request("ohlcv_1m", io.floe.schemas.ViewCommandType.FULL_REFRESH);
+    idle(Duration.ofMillis(400));
+    List<RefreshEvent> full = events();
+    assertThat(full).hasSize(1);
+    assertThat(full.get(0).getMode()).isEqualTo(RefreshMode.FULL);
+    assertThat(full.get(0).getReason()).isEqualTo("full refresh requested");
+    KeyValueStore<String, ViewState> states = driver.getKeyValueStore(StoreNames.VIEW_STATE);
+    assertThat(states.get("ohlcv_1m").recent())
+        .extracting(ViewState.LastRefresh::mode)
+        .endsWith("INCREMENTAL", "FULL");
+  }
+
+  @Test
+  void shouldKeepTheTopologyDescription() throws Exception {
+    String described =
+        FloeTopology.build(
+                FloeTopology.Settings.defaults(),
+                this::catalog,
+                new RefreshExecutor(new ViewRefresher(this::catalog), Runnable::run),
+                FloeMetrics.NONE)
+            .describe()
+            .toString();
+    Path golden = Path.of("src", "test", "resources", "topology.txt");
+
+    // A renamed node, store or topic must show in review: regenerate the file on purpose.
+    assertThat(described.strip()).isEqualTo(Files.readString(golden).strip());
   }
 
   private static String header(TestRecord<String, byte[]> record, String name) {

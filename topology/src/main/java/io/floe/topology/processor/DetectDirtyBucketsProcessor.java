@@ -85,7 +85,7 @@ public final class DetectDirtyBucketsProcessor
         continue;
       }
       DirtyUpdate update =
-          new DirtyUpdate(
+          DirtyUpdate.change(
               table.toString(),
               event.getSnapshotId(),
               event.getSequenceNumber(),

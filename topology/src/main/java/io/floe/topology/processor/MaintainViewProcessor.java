@@ -125,12 +125,18 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       }
       state = ViewState.created(definition, now);
     }
-    state.addPending(
-        update.dirty().toDirtyBuckets(),
-        update.snapshotId(),
-        update.sequenceNumber(),
-        update.committedAt(),
-        now);
+    if (update.isRequest()) {
+      boolean full = DirtyUpdate.FULL_REFRESH.equals(update.request());
+      LOG.info("{} of view {} requested", full ? "A full refresh" : "A refresh", view);
+      state.requestRefresh(full, update.committedAt(), now);
+    } else {
+      state.addPending(
+          update.dirty().toDirtyBuckets(),
+          update.snapshotId(),
+          update.sequenceNumber(),
+          update.committedAt(),
+          now);
+    }
     states.put(view, state);
   }
 
@@ -138,6 +144,21 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     syncDefinitions(now);
     collectCompleted(now);
     startDue(now);
+    reportStatus();
+  }
+
+  private void reportStatus() {
+    try (KeyValueIterator<String, ViewState> all = states.all()) {
+      all.forEachRemaining(
+          entry ->
+              metrics.viewStatus(
+                  entry.key,
+                  entry.value.status().name(),
+                  entry.value.pending().full()
+                      ? -1
+                      : entry.value.pending().ranges().ranges().size(),
+                  entry.value.last() == null ? null : entry.value.last().lagMs()));
+    }
   }
 
   /** Creates, redefines and drops the states of the views this task owns. */
@@ -284,7 +305,11 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
           LOG.debug("Cannot pin the current snapshot of the source of view {}", view, e);
         }
       }
-      refresh = state.start(RefreshRequest.refreshId(definition, state.pendingSnapshot()), now);
+      refresh =
+          state.start(
+              RefreshRequest.refreshId(definition, state.pendingSnapshot())
+                  + state.refreshIdSuffix(),
+              now);
       states.put(view, state);
       LOG.debug(
           "Refresh {} of view {} starts: {}",
@@ -303,6 +328,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
             refresh.watermark(),
             dirty,
             refresh.forceFull(),
+            refresh.catchUp(),
             refresh.refreshId());
     running.put(view, executor.submit(request));
   }
@@ -339,7 +365,8 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
                 outcome.targetSnapshotId(),
                 outcome.sourceSnapshotId(),
                 lag,
-                outcome.rowsWritten()),
+                outcome.rowsWritten(),
+                null),
         advanced ? outcome.sourceSnapshotId() : null,
         advanced ? outcome.sourceSequenceNumber() : null,
         now);

@@ -16,6 +16,9 @@ import java.util.Objects;
  * @param dirty the buckets changed between the watermark and the source snapshot; "everything" may
  *     be narrowed by the refresher when the target's bookmark proves that less changed
  * @param forceFull recompute every bucket even if less changed, as a user may ask
+ * @param catchUp whether the dirty buckets may not cover every change up to the source snapshot
+ *     (nothing named the snapshot: it was pinned because it is the current one), so that the
+ *     refresher must also detect the changes since the target's bookmark
  * @param refreshId deterministic id of this refresh, recorded in the target commit
  */
 public record RefreshRequest(
@@ -24,6 +27,7 @@ public record RefreshRequest(
     Long watermark,
     DirtyBuckets dirty,
     boolean forceFull,
+    boolean catchUp,
     String refreshId) {
 
   public RefreshRequest {
@@ -36,7 +40,7 @@ public record RefreshRequest(
   public static RefreshRequest of(
       ViewDefinition view, long sourceSnapshotId, Long watermark, DirtyBuckets dirty) {
     return new RefreshRequest(
-        view, sourceSnapshotId, watermark, dirty, false, refreshId(view, sourceSnapshotId));
+        view, sourceSnapshotId, watermark, dirty, false, false, refreshId(view, sourceSnapshotId));
   }
 
   /** The deterministic refresh id of a view version reaching a source snapshot. */

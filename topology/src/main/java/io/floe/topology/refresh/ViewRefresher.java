@@ -242,7 +242,14 @@ public final class ViewRefresher {
       String version = properties.get(FloeProperties.VIEW_VERSION);
       String inProgress = properties.get(FloeProperties.PROGRESS);
 
-      if (sourceSnapshot.equals(bookmark) && inProgress == null && view.version().equals(version)) {
+      // A forced full refresh is applied only when its own id is recorded, not just its snapshot.
+      boolean applied =
+          sourceSnapshot.equals(bookmark)
+              && inProgress == null
+              && view.version().equals(version)
+              && (!request.forceFull()
+                  || refreshId.equals(properties.get(FloeProperties.REFRESH_ID)));
+      if (applied) {
         return skipped(RefreshOutcome.Status.ALREADY_APPLIED, null);
       }
       DirtyBuckets dirty = decide(bookmark, version);
@@ -361,9 +368,9 @@ public final class ViewRefresher {
             request.dirty().reason() == null ? "full refresh requested" : request.dirty().reason());
       }
       boolean asExpected = request.watermark() != null && reflected == request.watermark();
-      // The dirty buckets cover the watermark up to a snapshot the request names; a refresh of
-      // "the current snapshot" may reach further, so it always catches up from the bookmark.
-      boolean pinnedAsRequested = request.sourceSnapshotId() != null;
+      // The dirty buckets cover the watermark up to the snapshot a change named; a refresh of
+      // "the current snapshot" may reach further, so it catches up from the bookmark.
+      boolean pinnedAsRequested = request.sourceSnapshotId() != null && !request.catchUp();
       if (asExpected && pinnedAsRequested && !request.dirty().full()) {
         return request.dirty();
       }

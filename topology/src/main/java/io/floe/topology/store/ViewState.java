@@ -41,9 +41,10 @@ public final class ViewState {
       Long watermark,
       StoredDirty dirty,
       boolean forceFull,
+      boolean catchUp,
       long startedAt) {}
 
-  /** The outcome of the last completed refresh. */
+  /** The outcome of a completed (or failed) refresh. */
   public record LastRefresh(
       String refreshId,
       String mode,
@@ -53,7 +54,11 @@ public final class ViewState {
       Long targetSnapshotId,
       Long sourceSnapshotId,
       Long lagMs,
-      long rowsWritten) {}
+      long rowsWritten,
+      String error) {}
+
+  /** How many recent refreshes the state keeps, for the API and the lag chart. */
+  static final int RECENT = 30;
 
   private StoredView view;
   private Long watermark;
@@ -65,12 +70,16 @@ public final class ViewState {
   private Long firstPendingAt;
   private Long lastPendingAt;
   private boolean pendingForceFull;
+  private Long forceFullRequestedAt;
+  // The next refresh's snapshot was pinned as the current one, not named by a change.
+  private boolean pendingCatchUp;
   private InFlight inFlight;
   private Status status = Status.IDLE;
   private String lastError;
   private int failures;
   private Long retryAt;
   private LastRefresh last;
+  private java.util.List<LastRefresh> recent = new java.util.ArrayList<>();
   private String progress;
 
   /** For Jackson. */
@@ -99,14 +108,17 @@ public final class ViewState {
    * A user asked for a refresh now: everything when {@code full}, otherwise whatever is pending (an
    * incremental refresh that also catches up from the target's bookmark).
    */
-  public void requestRefresh(boolean full, long now) {
+  public void requestRefresh(boolean full, long requestedAt, long now) {
     addPending(
         full ? DirtyBuckets.all("full refresh requested") : DirtyBuckets.none(),
         null,
         null,
         null,
         now);
-    pendingForceFull |= full;
+    if (full) {
+      pendingForceFull = true;
+      forceFullRequestedAt = requestedAt;
+    }
     // Start at the next tick, without waiting for the debounce.
     firstPendingAt = now - view.maxDelayMs();
   }
@@ -160,10 +172,19 @@ public final class ViewState {
   /** Names the source snapshot the next refresh reads, when no change has named one. */
   public void pin(long snapshotId, long sequence, long committedAt) {
     if (pendingSnapshot == null) {
+      pendingCatchUp = true;
       pendingSnapshot = snapshotId;
       pendingSequence = sequence;
       pendingCommittedAt = committedAt;
     }
+  }
+
+  /**
+   * The id suffix that sets a requested full refresh apart from an ordinary refresh of the same
+   * snapshot, or an empty string.
+   */
+  public String refreshIdSuffix() {
+    return pendingForceFull ? "/full@" + forceFullRequestedAt : "";
   }
 
   /** Moves the pending changes into a refresh that starts now. */
@@ -177,9 +198,12 @@ public final class ViewState {
             watermark,
             pending,
             pendingForceFull,
+            pendingCatchUp,
             now);
     pending = null;
     pendingForceFull = false;
+    forceFullRequestedAt = null;
+    pendingCatchUp = false;
     pendingSnapshot = null;
     pendingSequence = null;
     pendingCommittedAt = null;
@@ -210,6 +234,9 @@ public final class ViewState {
       firstPendingAt = null;
       lastPendingAt = null;
     }
+    if (outcome != null && outcome != last) {
+      remember(outcome);
+    }
     last = outcome;
     inFlight = null;
     failures = 0;
@@ -219,14 +246,39 @@ public final class ViewState {
     status = pending == null ? Status.IDLE : Status.PENDING;
   }
 
+  private void remember(LastRefresh refresh) {
+    if (recent == null) {
+      recent = new java.util.ArrayList<>();
+    }
+    recent.add(refresh);
+    if (recent.size() > RECENT) {
+      recent.remove(0);
+    }
+  }
+
   /** The refresh in flight failed: its buckets are pending again, retried after a backoff. */
   public void fail(String error, long now, Duration maxBackoff) {
     InFlight failed = inFlight;
+    if (failed != null) {
+      remember(
+          new LastRefresh(
+              failed.refreshId(),
+              "FAILED",
+              null,
+              now,
+              now - failed.startedAt(),
+              null,
+              failed.sourceSnapshotId(),
+              null,
+              0,
+              error));
+    }
     inFlight = null;
     if (failed != null && failed.dirty() != null) {
       DirtyBuckets again = failed.dirty().toDirtyBuckets();
       pending = StoredDirty.of(pending == null ? again : again.union(pending.toDirtyBuckets()));
       pendingForceFull |= failed.forceFull();
+      pendingCatchUp |= failed.catchUp();
       if (pendingSnapshot == null) {
         pendingSnapshot = failed.sourceSnapshotId();
         pendingSequence = failed.sequenceNumber();
@@ -276,6 +328,11 @@ public final class ViewState {
 
   public LastRefresh last() {
     return last;
+  }
+
+  /** The most recent refreshes, oldest first, failed attempts included. */
+  public java.util.List<LastRefresh> recent() {
+    return recent == null ? java.util.List.of() : java.util.List.copyOf(recent);
   }
 
   /** Buckets waiting for a refresh, or none. */

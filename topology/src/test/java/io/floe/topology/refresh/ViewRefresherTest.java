@@ -380,6 +380,7 @@ class ViewRefresherTest {
                 s1,
                 DirtyBuckets.all("requested"),
                 true,
+                false,
                 RefreshRequest.refreshId(view, s2)),
             ViewRefresher.ProgressListener.NONE);
 
