@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
     },
     subcommands = {
       RunCommand.class,
+      DemoCommand.class,
       ValidateCommand.class,
       PublishCommitCommand.class,
       ConfigDocsCommand.class,

@@ -2,25 +2,17 @@ package io.floe.app;
 
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
-import io.floe.schemas.FloeSerdes;
-import io.floe.schemas.TableCommitted;
+import io.floe.app.service.CommitNotices;
 import io.floe.topology.view.TableName;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -90,29 +82,14 @@ final class PublishCommitCommand implements Callable<Integer> {
       return 1;
     }
     fillFromCatalog(floeConfig.catalogs(), name, err);
-    TableCommitted notice =
-        TableCommitted.newBuilder()
-            .setCatalog(name.catalog())
-            .setNamespace(name.namespace())
-            .setTable(name.table())
-            .setSnapshotId(snapshotId)
-            .setMetadataLocation(metadataLocation)
-            .setEventTime(Instant.now())
-            .setProducer(producer)
-            .build();
-    Map<String, Object> producerConfig = new HashMap<>(floeConfig.clientProperties());
-    producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
-    String topic = floeConfig.topics().commits();
-    try (KafkaProducer<String, TableCommitted> kafka =
-        new KafkaProducer<>(
-            producerConfig, new StringSerializer(), FloeSerdes.tableCommitted().serializer())) {
-      RecordMetadata sent = kafka.send(new ProducerRecord<>(topic, name.toString(), notice)).get();
+    try (CommitNotices notices = new CommitNotices(floeConfig, producer)) {
+      RecordMetadata sent = notices.publish(name, snapshotId, metadataLocation);
       out.println(
           "Published a commit notice for "
               + name
               + (snapshotId == null ? "" : " (snapshot " + snapshotId + ")")
               + " to "
-              + topic
+              + notices.topic()
               + "-"
               + sent.partition()
               + "@"

@@ -2,7 +2,6 @@ package io.floe.app;
 
 import io.floe.app.config.FloeConfig;
 import io.floe.app.service.FloeService;
-import io.floe.topology.FloeMetrics;
 import io.floe.topology.view.ViewsFileException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -49,7 +48,7 @@ final class RunCommand implements Callable<Integer> {
       err.println(config + ": invalid configuration: " + e.getMessage());
       return 1;
     }
-    FloeService service = new FloeService(floeConfig, FloeMetrics.NONE);
+    FloeService service = new FloeService(floeConfig);
     Runtime.getRuntime().addShutdownHook(new Thread(service::close, "floe-shutdown"));
     try {
       service.start();

@@ -14,7 +14,7 @@ import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.store.ViewState;
 import io.floe.topology.testing.IcebergFixture;
-import io.floe.topology.testing.Oracle;
+import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.charset.StandardCharsets;
@@ -178,7 +178,7 @@ class FloeTopologyTest {
     assertThat(first).hasSize(1);
     assertThat(first.get(0).getMode()).isEqualTo(RefreshMode.FULL);
     assertThat(first.get(0).getSourceSnapshotId()).isEqualTo(s1);
-    Oracle.assertMatches(target("ohlcv_1m"), trades, s1, OHLCV);
+    OracleAssertions.assertMatches(target("ohlcv_1m"), trades, s1, OHLCV);
 
     long s2 =
         lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:05:30Z", 11.0, 1L, "S")));
@@ -199,7 +199,7 @@ class FloeTopologyTest {
     assertThat(event.getLagMs()).isNotNull();
     assertThat(event.getRefreshId())
         .isEqualTo(target("ohlcv_1m").currentSnapshot().summary().get("floe.refresh-id"));
-    Oracle.assertMatches(target("ohlcv_1m"), trades, s2, OHLCV);
+    OracleAssertions.assertMatches(target("ohlcv_1m"), trades, s2, OHLCV);
   }
 
   @Test
@@ -226,7 +226,8 @@ class FloeTopologyTest {
         .isEqualTo(Instant.parse("2026-04-08T10:10:00Z"));
     assertThat(burst.get(0).getDirtyRanges().get(0).getEnd())
         .isEqualTo(Instant.parse("2026-04-08T10:15:00Z"));
-    Oracle.assertMatches(target("ohlcv_1m"), trades, trades.currentSnapshot().snapshotId(), OHLCV);
+    OracleAssertions.assertMatches(
+        target("ohlcv_1m"), trades, trades.currentSnapshot().snapshotId(), OHLCV);
   }
 
   @Test
@@ -245,8 +246,9 @@ class FloeTopologyTest {
     idle(Duration.ofSeconds(4));
 
     Table minute = target("ohlcv_1m");
-    Oracle.assertMatches(minute, trades, trades.currentSnapshot().snapshotId(), OHLCV);
-    Oracle.assertMatches(target("ohlcv_1h"), minute, minute.currentSnapshot().snapshotId(), HOURLY);
+    OracleAssertions.assertMatches(minute, trades, trades.currentSnapshot().snapshotId(), OHLCV);
+    OracleAssertions.assertMatches(
+        target("ohlcv_1h"), minute, minute.currentSnapshot().snapshotId(), HOURLY);
     assertThat(s1).isPositive();
   }
 
@@ -356,7 +358,7 @@ class FloeTopologyTest {
     assertThat(caughtUp).hasSize(1);
     assertThat(caughtUp.get(0).getMode()).isEqualTo(RefreshMode.INCREMENTAL);
     assertThat(caughtUp.get(0).getSourceSnapshotId()).isEqualTo(s2);
-    Oracle.assertMatches(target("ohlcv_1m"), trades, s2, OHLCV);
+    OracleAssertions.assertMatches(target("ohlcv_1m"), trades, s2, OHLCV);
 
     request("ohlcv_1m", io.floe.schemas.ViewCommandType.FULL_REFRESH);
     idle(Duration.ofMillis(400));

@@ -36,7 +36,14 @@ public final class FloeConfig extends AbstractConfig {
   public static final String TOPIC_SNAPSHOTS = "floe.topic.snapshots";
   public static final String TOPIC_REFRESHES = "floe.topic.refreshes";
   public static final String TOPIC_VIEWS = "floe.topic.views";
+  public static final String TOPIC_REQUESTS = "floe.topic.requests";
   public static final String TOPIC_DLQ = "floe.topic.dlq";
+  public static final String VIEWS_RELOAD_INTERVAL_MS = "floe.views.reload-interval.ms";
+  public static final String HTTP_ENABLED = "floe.http.enabled";
+  public static final String HTTP_HOST = "floe.http.host";
+  public static final String HTTP_PORT = "floe.http.port";
+  public static final String HTTP_ADVERTISED_HOST = "floe.http.advertised-host";
+  public static final String HTTP_TOKEN = "floe.http.token";
   public static final String TOPIC_PARTITIONS = "floe.topic.partitions";
   public static final String TOPIC_REPLICATION_FACTOR = "floe.topic.replication-factor";
   public static final String REFRESH_THREADS = "floe.refresh.threads";
@@ -104,6 +111,56 @@ public final class FloeConfig extends AbstractConfig {
               Importance.MEDIUM,
               "Compacted topic of view definitions (ViewRecord), keyed by view name: the source"
                   + " of truth shared by all instances.")
+          .define(
+              TOPIC_REQUESTS,
+              Type.STRING,
+              "floe.requests",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Topic of requests to refresh a view now (ViewCommand), keyed by view name; the"
+                  + " HTTP API writes them.")
+          .define(
+              VIEWS_RELOAD_INTERVAL_MS,
+              Type.LONG,
+              5_000L,
+              Range.atLeast(0),
+              Importance.LOW,
+              "How often, in milliseconds, the views file is checked for changes and re-published;"
+                  + " 0 reads it only at start-up.")
+          .define(
+              HTTP_ENABLED,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Whether to serve the HTTP API, the web UI, health checks and metrics.")
+          .define(
+              HTTP_HOST,
+              Type.STRING,
+              "0.0.0.0",
+              Importance.LOW,
+              "Address the HTTP server listens on.")
+          .define(
+              HTTP_PORT,
+              Type.INT,
+              8080,
+              Range.between(0, 65535),
+              Importance.MEDIUM,
+              "Port of the HTTP server; 0 picks a free port.")
+          .define(
+              HTTP_ADVERTISED_HOST,
+              Type.STRING,
+              "localhost",
+              Importance.MEDIUM,
+              "Host name other instances use to reach this one's HTTP server for the state of the"
+                  + " views it maintains (with the port, Kafka Streams' application.server unless"
+                  + " that is set). In Kubernetes, the pod IP.")
+          .define(
+              HTTP_TOKEN,
+              Type.PASSWORD,
+              null,
+              Importance.HIGH,
+              "Bearer token required by the mutating API endpoints (create, update, delete,"
+                  + " refresh); unset leaves them open. Never logged.")
           .define(
               TOPIC_DLQ,
               Type.STRING,
@@ -214,6 +271,12 @@ public final class FloeConfig extends AbstractConfig {
     }
   }
 
+  /** The HTTP API's bearer token, or null when the API is open. */
+  public String httpToken() {
+    org.apache.kafka.common.config.types.Password token = getPassword(HTTP_TOKEN);
+    return token == null ? null : token.value();
+  }
+
   /** The Kafka Streams and client settings: every non-Floe key, over Floe's defaults. */
   public Properties streamsProperties() {
     Properties streams = new Properties();
@@ -250,6 +313,7 @@ public final class FloeConfig extends AbstractConfig {
         getString(TOPIC_SNAPSHOTS),
         getString(TOPIC_REFRESHES),
         getString(TOPIC_VIEWS),
+        getString(TOPIC_REQUESTS),
         getString(TOPIC_DLQ));
   }
 

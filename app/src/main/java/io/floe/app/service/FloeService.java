@@ -2,7 +2,8 @@ package io.floe.app.service;
 
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
-import io.floe.topology.FloeMetrics;
+import io.floe.app.http.HttpApi;
+import io.floe.app.metrics.FloeMeters;
 import io.floe.topology.FloeTopology;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.ViewRefresher;
@@ -12,13 +13,16 @@ import io.floe.topology.view.ViewsFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,17 +38,19 @@ public final class FloeService implements AutoCloseable {
 
   private final FloeConfig config;
   private final CatalogConfig catalogs;
-  private final FloeMetrics metrics;
+  private final FloeMeters metrics = new FloeMeters();
   private final RefreshExecutor executor;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private KafkaStreams streams;
+  private HttpApi http;
+  private ViewCommands commands;
+  private ViewsFileWatcher watcher;
 
-  public FloeService(FloeConfig config, FloeMetrics metrics) {
+  public FloeService(FloeConfig config) {
     this.config = config;
     this.catalogs = config.catalogs();
-    this.metrics = metrics;
     this.executor =
         new RefreshExecutor(
             new ViewRefresher(catalogs::catalog, FailPoints.fromEnvironment()),
@@ -67,7 +73,24 @@ public final class FloeService implements AutoCloseable {
       TopicSetup.ensure(admin, config);
     }
     publishViewsFile();
-    streams = new KafkaStreams(topology(), config.streamsProperties());
+    commands = new ViewCommands(config.clientProperties(), config.topics());
+    Properties streamsProperties = config.streamsProperties();
+    if (config.getBoolean(FloeConfig.HTTP_ENABLED)) {
+      http =
+          HttpApi.start(
+              config.getString(FloeConfig.HTTP_HOST),
+              config.getInt(FloeConfig.HTTP_PORT),
+              catalogs,
+              commands,
+              metrics,
+              config.httpToken());
+      // Other instances reach this one's view states through its HTTP server.
+      streamsProperties.putIfAbsent(
+          StreamsConfig.APPLICATION_SERVER_CONFIG,
+          config.getString(FloeConfig.HTTP_ADVERTISED_HOST) + ":" + http.port());
+    }
+    streams = new KafkaStreams(topology(), streamsProperties);
+    metrics.bind(streams);
     streams.setUncaughtExceptionHandler(
         error -> {
           LOG.error("Floe stops: unrecoverable error in a stream thread", error);
@@ -77,11 +100,39 @@ public final class FloeService implements AutoCloseable {
     streams.setStateListener(
         (now, before) -> {
           LOG.info("Kafka Streams {} -> {}", before, now);
+          if (http != null) {
+            http.onState(now);
+          }
           if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
             stopped.countDown();
           }
         });
+    if (http != null) {
+      http.attach(
+          streams,
+          HostInfo.buildFromEndpoint(
+              streamsProperties.getProperty(StreamsConfig.APPLICATION_SERVER_CONFIG)));
+    }
     streams.start();
+    Path file = config.viewsFile();
+    long reload = config.getLong(FloeConfig.VIEWS_RELOAD_INTERVAL_MS);
+    if (file != null && reload > 0) {
+      watcher =
+          new ViewsFileWatcher(
+              file,
+              new ViewsPublisher(config.clientProperties(), config.topics().views()),
+              catalogs);
+      watcher.start(Duration.ofMillis(reload));
+    }
+  }
+
+  /** The HTTP port, or -1 when the HTTP server is disabled. */
+  public int httpPort() {
+    return http == null ? -1 : http.port();
+  }
+
+  public FloeMeters metrics() {
+    return metrics;
   }
 
   /** Publishes the views file's views to the views topic, if a file is configured. */
@@ -115,8 +166,17 @@ public final class FloeService implements AutoCloseable {
       return;
     }
     LOG.info("Stopping Floe");
+    if (watcher != null) {
+      watcher.close();
+    }
     if (streams != null) {
       streams.close(Duration.ofSeconds(30));
+    }
+    if (http != null) {
+      http.close();
+    }
+    if (commands != null) {
+      commands.close();
     }
     try {
       executor.close();
@@ -138,6 +198,9 @@ public final class FloeService implements AutoCloseable {
     closed.set(true);
     if (streams != null) {
       streams.close(Duration.ZERO);
+    }
+    if (http != null) {
+      http.close();
     }
     stopped.countDown();
   }

@@ -36,7 +36,12 @@ final class TopicSetup {
     }
     List<NewTopic> missing = new ArrayList<>();
     for (String topic :
-        List.of(topics.commits(), topics.snapshots(), topics.refreshes(), topics.dlq())) {
+        List.of(
+            topics.commits(),
+            topics.snapshots(),
+            topics.refreshes(),
+            topics.requests(),
+            topics.dlq())) {
       if (!existing.contains(topic)) {
         missing.add(new NewTopic(topic, Optional.of(partitions), replicationFactor));
       }

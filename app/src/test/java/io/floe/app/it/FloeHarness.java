@@ -9,11 +9,10 @@ import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewRecord;
-import io.floe.topology.FloeMetrics;
-import io.floe.topology.refresh.FloeProperties;
+import io.floe.topology.refresh.Freshness;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.testing.IcebergFixture;
-import io.floe.topology.testing.Oracle;
+import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Files;
@@ -26,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
-import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -92,7 +90,7 @@ final class FloeHarness implements AutoCloseable {
                 org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 kafka().bootstrapServers()))) {
       List<org.apache.kafka.clients.admin.NewTopic> topics = new ArrayList<>();
-      for (String name : List.of("commits", "snapshots", "refreshes", "dlq")) {
+      for (String name : List.of("commits", "snapshots", "refreshes", "requests", "dlq")) {
         topics.add(new org.apache.kafka.clients.admin.NewTopic(topic(name), 2, (short) 1));
       }
       topics.add(
@@ -141,6 +139,10 @@ final class FloeHarness implements AutoCloseable {
     p.setProperty(FloeConfig.TOPIC_REFRESHES, topic("refreshes"));
     p.setProperty(FloeConfig.TOPIC_VIEWS, topic("views"));
     p.setProperty(FloeConfig.TOPIC_DLQ, topic("dlq"));
+    p.setProperty(FloeConfig.TOPIC_REQUESTS, topic("requests"));
+    p.setProperty(FloeConfig.HTTP_PORT, "0");
+    p.setProperty(FloeConfig.HTTP_HOST, "127.0.0.1");
+    p.setProperty(FloeConfig.HTTP_ADVERTISED_HOST, "127.0.0.1");
     p.setProperty(FloeConfig.TOPIC_PARTITIONS, "2");
     p.setProperty(FloeConfig.MAINTAIN_TICK_MS, "100");
     lake.catalogProperties().forEach((k, v) -> p.setProperty("floe.catalog.lake." + k, v));
@@ -158,8 +160,7 @@ final class FloeHarness implements AutoCloseable {
   }
 
   FloeService start(String instance, Map<String, String> extra) throws Exception {
-    FloeService service =
-        new FloeService(FloeConfig.load(configFile(instance, extra)), FloeMetrics.NONE);
+    FloeService service = new FloeService(FloeConfig.load(configFile(instance, extra)));
     service.start();
     services.add(service);
     refreshes.subscribe(List.of(topic("refreshes")));
@@ -212,24 +213,44 @@ final class FloeHarness implements AutoCloseable {
 
   /** Every record on the dead-letter topic so far. */
   List<ConsumerRecord<String, byte[]>> deadLetters() {
+    return readAll("dlq");
+  }
+
+  /** The views on the views topic now, by name: the latest record of each, deletions applied. */
+  Map<String, ViewRecord> storedViews() {
+    Map<String, ViewRecord> views = new java.util.TreeMap<>();
+    try (var serde = FloeSerdes.viewRecord()) {
+      for (ConsumerRecord<String, byte[]> record : readAll("views")) {
+        if (record.value() == null) {
+          views.remove(record.key());
+        } else {
+          views.put(record.key(), serde.deserializer().deserialize(record.topic(), record.value()));
+        }
+      }
+    }
+    return views;
+  }
+
+  /** Every committed record of one of this harness's topics, read for a few seconds. */
+  private List<ConsumerRecord<String, byte[]>> readAll(String topicName) {
     Map<String, Object> config = new HashMap<>();
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
-    config.put(ConsumerConfig.GROUP_ID_CONFIG, prefix + "-dlq-" + System.nanoTime());
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, prefix + "-" + topicName + "-" + System.nanoTime());
     config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    List<ConsumerRecord<String, byte[]>> letters = new ArrayList<>();
+    List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
             config,
             new StringDeserializer(),
             new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(topic("dlq")));
+      consumer.subscribe(List.of(topic(topicName)));
       long deadline = System.currentTimeMillis() + 3000;
       while (System.currentTimeMillis() < deadline) {
-        consumer.poll(Duration.ofMillis(200)).forEach(letters::add);
+        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
       }
     }
-    return letters;
+    return records;
   }
 
   static ViewDefinition view(String name, String query) {
@@ -242,15 +263,7 @@ final class FloeHarness implements AutoCloseable {
 
   /** The latest snapshot of {@code source} that changed rows (compactions change none). */
   static Snapshot latestDataChange(Table source) {
-    source.refresh();
-    for (Snapshot s = source.currentSnapshot();
-        s != null;
-        s = s.parentId() == null ? null : source.snapshot(s.parentId())) {
-      if (!DataOperations.REPLACE.equals(s.operation())) {
-        return s;
-      }
-    }
-    return null;
+    return Freshness.latestDataChange(source).orElse(null);
   }
 
   /**
@@ -258,22 +271,19 @@ final class FloeHarness implements AutoCloseable {
    * it against the oracle at that snapshot.
    */
   void awaitOracle(ViewDefinition view, Table source) {
-    Snapshot expected = latestDataChange(source);
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(100))
         .until(
             () -> {
               try {
-                Table target = target(view);
-                return String.valueOf(expected.snapshotId())
-                        .equals(target.properties().get(FloeProperties.SOURCE_SNAPSHOT_ID))
-                    && target.properties().get(FloeProperties.PROGRESS) == null;
+                return Freshness.isCurrent(target(view), source, view.version());
               } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
                 return false;
               }
             });
-    Oracle.assertMatches(target(view), source, expected.snapshotId(), view.query());
+    OracleAssertions.assertMatches(
+        target(view), source, latestDataChange(source).snapshotId(), view.query());
   }
 
   /** Every refresh event published so far (committed transactions only). */

@@ -258,7 +258,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       String progress = executor.progress(view).orElse(null);
       ViewState state = states.get(view);
       if (state != null && progress != null && !progress.equals(state.progress())) {
-        state.progress(progress + " chunks");
+        state.progress(progress);
         states.put(view, state);
       }
     }

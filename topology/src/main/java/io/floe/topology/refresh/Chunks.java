@@ -16,8 +16,11 @@ import java.util.List;
  */
 final class Chunks {
 
-  /** One chunk: the ranges to recompute, and whether it includes the null bucket. */
-  record Chunk(BucketRangeSet ranges, boolean nullBucket) {}
+  /**
+   * One chunk: the ranges to recompute, whether it includes the null bucket, and how many buckets
+   * of the source's extent it covers (for progress reports).
+   */
+  record Chunk(BucketRangeSet ranges, boolean nullBucket, int buckets) {}
 
   /** The values a full refresh must cover: the non-null bucket-column extent, if known. */
   record Extent(long min, long max) {}
@@ -54,7 +57,7 @@ final class Chunks {
   private static List<Chunk> full(Bucketing bucketing, int size, Extent extent) {
     List<Chunk> chunks = new ArrayList<>();
     if (extent == null) {
-      chunks.add(new Chunk(all(), true));
+      chunks.add(new Chunk(all(), true, 0));
       return chunks;
     }
     long start = bucketing.floor(extent.min());
@@ -63,11 +66,15 @@ final class Chunks {
     long cursor = start;
     while (true) {
       long chunkEnd = advance(bucketing, cursor, size, end);
+      int buckets = count(bucketing, cursor, chunkEnd);
       if (chunkEnd >= end) {
-        chunks.add(new Chunk(BucketRangeSet.of(new BucketRange(chunkStart, Long.MAX_VALUE)), true));
+        chunks.add(
+            new Chunk(
+                BucketRangeSet.of(new BucketRange(chunkStart, Long.MAX_VALUE)), true, buckets));
         return chunks;
       }
-      chunks.add(new Chunk(BucketRangeSet.of(new BucketRange(chunkStart, chunkEnd)), false));
+      chunks.add(
+          new Chunk(BucketRangeSet.of(new BucketRange(chunkStart, chunkEnd)), false, buckets));
       chunkStart = chunkEnd;
       cursor = chunkEnd;
     }
@@ -85,14 +92,14 @@ final class Chunks {
         current.add(new BucketRange(cursor, chunkEnd));
         cursor = chunkEnd;
         if (buckets >= size) {
-          chunks.add(new Chunk(BucketRangeSet.of(current), false));
+          chunks.add(new Chunk(BucketRangeSet.of(current), false, buckets));
           current = new ArrayList<>();
           buckets = 0;
         }
       }
     }
     if (!current.isEmpty() || dirty.nullBucket() || chunks.isEmpty()) {
-      chunks.add(new Chunk(BucketRangeSet.of(current), dirty.nullBucket()));
+      chunks.add(new Chunk(BucketRangeSet.of(current), dirty.nullBucket(), buckets));
     }
     return chunks;
   }

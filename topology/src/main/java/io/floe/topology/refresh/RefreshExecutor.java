@@ -52,9 +52,7 @@ public final class RefreshExecutor implements AutoCloseable {
     executor.execute(
         () -> {
           try {
-            future.complete(
-                refresher.refresh(
-                    request, (done, total) -> progress.put(view, done + "/" + total)));
+            future.complete(refresher.refresh(request, now -> progress.put(view, now.toString())));
           } catch (Throwable e) {
             future.completeExceptionally(e);
           } finally {
@@ -65,7 +63,10 @@ public final class RefreshExecutor implements AutoCloseable {
     return future;
   }
 
-  /** Chunks committed out of the total of the view's running refresh, such as {@code 3/10}. */
+  /**
+   * How far the view's running chunked refresh has come, such as {@code 4320/14400 buckets (chunk
+   * 3/10)}.
+   */
   public Optional<String> progress(String view) {
     return Optional.ofNullable(progress.get(view));
   }

@@ -63,9 +63,17 @@ public final class ViewRefresher {
   /** Told about each committed chunk of a refresh: progress of long refreshes. */
   @FunctionalInterface
   public interface ProgressListener {
-    void chunkCommitted(int done, int total);
+    void chunkCommitted(Progress progress);
 
-    ProgressListener NONE = (done, total) -> {};
+    ProgressListener NONE = progress -> {};
+  }
+
+  /** How far a chunked refresh has come: chunks, and buckets of the source's extent. */
+  public record Progress(int chunksDone, int chunks, long bucketsDone, long buckets) {
+    @Override
+    public String toString() {
+      return bucketsDone + "/" + buckets + " buckets (chunk " + chunksDone + "/" + chunks + ")";
+    }
   }
 
   /** A view bound to one source schema, compiled once. */
@@ -278,6 +286,8 @@ public final class ViewRefresher {
       }
 
       Long targetSnapshotId = null;
+      long buckets = chunks.stream().mapToLong(Chunks.Chunk::buckets).sum();
+      long bucketsDone = chunks.subList(0, first).stream().mapToLong(Chunks.Chunk::buckets).sum();
       for (int i = first; i < chunks.size(); i++) {
         boolean last = i == chunks.size() - 1;
         String chunkId = chunks.size() == 1 ? refreshId : refreshId + "#" + i + "/" + chunks.size();
@@ -300,7 +310,12 @@ public final class ViewRefresher {
             refreshChunk(chunks.get(i), chunkId, dirty.full(), expected, updates, removals);
         expectedProgress = last ? null : chunkId;
         chunksCommitted++;
-        progress.chunkCommitted(i + 1, chunks.size());
+        bucketsDone += chunks.get(i).buckets();
+        if (chunks.size() > 1) {
+          Progress now = new Progress(i + 1, chunks.size(), bucketsDone, buckets);
+          LOG.info("Refresh {} of view {}: {}", refreshId, view.name(), now);
+          progress.chunkCommitted(now);
+        }
       }
       Snapshot committed = targetSnapshotId == null ? null : target.snapshot(targetSnapshotId);
       return new RefreshOutcome(

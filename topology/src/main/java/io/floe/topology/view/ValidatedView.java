@@ -10,13 +10,15 @@ package io.floe.topology.view;
  *     view is invalid
  * @param error why the view is invalid, or null
  * @param sourceMissing whether the only problem is that the source table does not exist (yet)
+ * @param invalidQuery the query's problem with its rule and position, when that is the error
  */
 public record ValidatedView(
     ViewDefinition definition,
     ParsedViewQuery query,
     ViewPlan plan,
     String error,
-    boolean sourceMissing) {
+    boolean sourceMissing,
+    InvalidViewException invalidQuery) {
 
   public boolean isValid() {
     return error == null;
@@ -28,10 +30,15 @@ public record ValidatedView(
   }
 
   static ValidatedView invalid(ViewDefinition definition, ParsedViewQuery query, String error) {
-    return new ValidatedView(definition, query, null, error, false);
+    return new ValidatedView(definition, query, null, error, false, null);
+  }
+
+  static ValidatedView invalid(
+      ViewDefinition definition, ParsedViewQuery query, InvalidViewException e) {
+    return new ValidatedView(definition, query, null, e.getMessage(), false, e);
   }
 
   static ValidatedView valid(ViewDefinition definition, ParsedViewQuery query, ViewPlan plan) {
-    return new ValidatedView(definition, query, plan, null, false);
+    return new ValidatedView(definition, query, plan, null, false, null);
   }
 }

@@ -86,7 +86,7 @@ public final class ViewValidator {
     try {
       query = ViewQueryParser.parse(view.query());
     } catch (InvalidViewException e) {
-      return ValidatedView.invalid(view, null, e.getMessage());
+      return ValidatedView.invalid(view, null, e);
     }
     String partitioningProblem = checkPartitionColumns(view, query);
     if (partitioningProblem != null) {
@@ -100,7 +100,7 @@ public final class ViewValidator {
       Optional<Schema> schema = sourceSchema(view, query.source());
       if (schema.isEmpty()) {
         return new ValidatedView(
-            view, query, null, "source table " + query.source() + " does not exist", true);
+            view, query, null, "source table " + query.source() + " does not exist", true, null);
       }
       sourceSchema = schema.get();
     } catch (IllegalArgumentException e) {
@@ -110,7 +110,7 @@ public final class ViewValidator {
     try {
       plan = ViewQueryBinder.bind(query, sourceSchema, view.zone());
     } catch (InvalidViewException e) {
-      return ValidatedView.invalid(view, query, e.getMessage());
+      return ValidatedView.invalid(view, query, e);
     }
     try {
       partitionSpec(view, plan.outputSchema());

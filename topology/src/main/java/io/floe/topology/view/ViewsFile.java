@@ -406,7 +406,7 @@ public final class ViewsFile {
   }
 
   /** Parses {@code 500ms}, {@code 1s}, {@code 2m}, {@code 1h}, {@code 1d} or ISO-8601. */
-  static Duration duration(String text) {
+  public static Duration duration(String text) {
     if (text == null) {
       return null;
     }

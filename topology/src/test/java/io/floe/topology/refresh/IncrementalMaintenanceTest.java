@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.testing.IcebergFixture;
-import io.floe.topology.testing.Oracle;
+import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.DirtyBuckets;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
@@ -108,7 +108,7 @@ class IncrementalMaintenanceTest {
             ViewRefresher.ProgressListener.NONE);
     assertThat(outcome.status()).isNotEqualTo(RefreshOutcome.Status.TARGET_AHEAD);
     watermarks.put(view.name(), current.snapshotId());
-    Oracle.assertMatches(
+    OracleAssertions.assertMatches(
         lake.catalog().loadTable(view.target().identifier()),
         source,
         current.snapshotId(),

@@ -3,8 +3,9 @@ package io.floe.topology.refresh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.topology.oracle.Oracle;
 import io.floe.topology.testing.IcebergFixture;
-import io.floe.topology.testing.Oracle;
+import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.BucketColumnType;
 import io.floe.topology.view.BucketRangeSet;
 import io.floe.topology.view.Bucketing;
@@ -116,7 +117,7 @@ class ViewRefresherTest {
     assertThat(outcome.reason()).isEqualTo("first refresh of the view");
     assertThat(outcome.rowsWritten()).isEqualTo(4);
     Table target = target(view);
-    Oracle.assertMatches(target, trades, s1, OHLCV);
+    OracleAssertions.assertMatches(target, trades, s1, OHLCV);
     assertThat(target.properties())
         .containsEntry(FloeProperties.VIEW, "ohlcv_1m")
         .containsEntry(FloeProperties.VIEW_VERSION, view.version())
@@ -152,7 +153,7 @@ class ViewRefresherTest {
     assertThat(outcome.rowsRemoved()).isEqualTo(2);
     // Only the files of the two dirty minutes (and their neighbours in the same file) are read.
     assertThat(outcome.rowsRead()).isLessThan(7);
-    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+    OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
   }
 
   @Test
@@ -164,7 +165,7 @@ class ViewRefresherTest {
     long s2 = lake.deleteByPosition(trades, r -> "MSFT".equals(r.getField("symbol")));
     refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:40Z"));
 
-    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+    OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
     assertThat(Oracle.actual(target(view))).noneMatch(row -> row.contains("MSFT"));
   }
 
@@ -183,7 +184,7 @@ class ViewRefresherTest {
     assertThat(replay.status()).isEqualTo(RefreshOutcome.Status.ALREADY_APPLIED);
     assertThat(replay.targetSnapshotId()).isEqualTo(first.targetSnapshotId());
     assertThat(target(view).currentSnapshot().snapshotId()).isEqualTo(targetSnapshot);
-    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+    OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
   }
 
   @Test
@@ -200,7 +201,7 @@ class ViewRefresherTest {
     assertThat(stale.status()).isEqualTo(RefreshOutcome.Status.TARGET_AHEAD);
     assertThat(target(view).properties())
         .containsEntry(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(s2));
-    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+    OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
   }
 
   @Test
@@ -218,17 +219,21 @@ class ViewRefresherTest {
     RefreshOutcome outcome =
         refresher.refresh(
             RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
-            (done, total) -> {
+            p -> {
               Table t = target(view);
-              progress.add(
-                  done + "/" + total + " " + t.properties().get(FloeProperties.SOURCE_SNAPSHOT_ID));
+              progress.add(p + " " + t.properties().get(FloeProperties.SOURCE_SNAPSHOT_ID));
             });
 
     assertThat(outcome.chunks()).isEqualTo(5);
     assertThat(progress)
-        .containsExactly("1/5 null", "2/5 null", "3/5 null", "4/5 null", "5/5 " + s1);
+        .containsExactly(
+            "7/30 buckets (chunk 1/5) null",
+            "14/30 buckets (chunk 2/5) null",
+            "21/30 buckets (chunk 3/5) null",
+            "28/30 buckets (chunk 4/5) null",
+            "30/30 buckets (chunk 5/5) " + s1);
     assertThat(target(view).properties()).doesNotContainKey(FloeProperties.PROGRESS);
-    Oracle.assertMatches(target(view), trades, s1, OHLCV);
+    OracleAssertions.assertMatches(target(view), trades, s1, OHLCV);
   }
 
   @Test
@@ -247,8 +252,8 @@ class ViewRefresherTest {
             () ->
                 refresher.refresh(
                     request,
-                    (done, total) -> {
-                      if (done == 2) {
+                    p -> {
+                      if (p.chunksDone() == 2) {
                         throw new IllegalStateException("crash after chunk 2");
                       }
                     }))
@@ -258,11 +263,13 @@ class ViewRefresherTest {
         .doesNotContainKey(FloeProperties.SOURCE_SNAPSHOT_ID);
     int snapshotsBefore = count(target(view).snapshots());
 
-    RefreshOutcome resumed = refresher.refresh(request, ViewRefresher.ProgressListener.NONE);
+    List<String> progress = new ArrayList<>();
+    RefreshOutcome resumed = refresher.refresh(request, p -> progress.add(p.toString()));
 
     assertThat(resumed.chunks()).isEqualTo(2);
+    assertThat(progress).containsExactly("15/20 buckets (chunk 3/4)", "20/20 buckets (chunk 4/4)");
     assertThat(count(target(view).snapshots())).isEqualTo(snapshotsBefore + 2);
-    Oracle.assertMatches(target(view), trades, s1, OHLCV);
+    OracleAssertions.assertMatches(target(view), trades, s1, OHLCV);
   }
 
   @Test
@@ -284,7 +291,7 @@ class ViewRefresherTest {
     assertThat(outcome.reason()).isEqualTo("view definition changed");
     assertThat(target(v2).schema().columns().stream().map(c -> c.name()).toList())
         .containsExactly("symbol", "minute_ts", "trade_count", "vwap");
-    Oracle.assertMatches(target(v2), trades, s1, changed);
+    OracleAssertions.assertMatches(target(v2), trades, s1, changed);
   }
 
   @Test
@@ -344,7 +351,7 @@ class ViewRefresherTest {
 
     // The day-partitioned source is read for the whole week, not just the new day.
     assertThat(outcome.rowsRead()).isEqualTo(3);
-    Oracle.assertMatches(target(view), trades, s2, weekly);
+    OracleAssertions.assertMatches(target(view), trades, s2, weekly);
   }
 
   @Test
@@ -361,7 +368,7 @@ class ViewRefresherTest {
     assertThat(outcome.full()).isFalse();
     // Only the 10:00 minute is recomputed: its AAPL and MSFT bars.
     assertThat(outcome.rowsWritten()).isEqualTo(2);
-    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+    OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
   }
 
   @Test
@@ -386,7 +393,7 @@ class ViewRefresherTest {
 
     assertThat(outcome.full()).isTrue();
     assertThat(outcome.rowsWritten()).isEqualTo(4);
-    Oracle.assertMatches(target(view), trades, s2, OHLCV);
+    OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
   }
 
   private static int count(Iterable<?> items) {

@@ -1,49 +1,28 @@
 package io.floe.topology.testing;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.floe.topology.oracle.Oracle;
+import io.floe.topology.workload.TableWrites;
+import io.floe.topology.workload.Trades;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Predicate;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.MetadataColumns;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.RewriteFiles;
-import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.EqualityDeleteWriter;
-import org.apache.iceberg.deletes.PositionDelete;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
-import org.apache.iceberg.encryption.EncryptedOutputFile;
-import org.apache.iceberg.formats.FormatModelRegistry;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.types.TypeUtil;
-import org.apache.iceberg.types.Types;
 
 /**
  * A real Iceberg catalog for tests: JDBC on a SQLite file with a local warehouse, plus the writes a
@@ -53,14 +32,7 @@ import org.apache.iceberg.types.Types;
 public final class IcebergFixture implements AutoCloseable {
 
   /** The trades table most tests use. */
-  public static final Schema TRADES =
-      new Schema(
-          Types.NestedField.required(1, "id", Types.LongType.get()),
-          Types.NestedField.required(2, "symbol", Types.StringType.get()),
-          Types.NestedField.optional(3, "ts", Types.TimestampType.withZone()),
-          Types.NestedField.optional(4, "price", Types.DoubleType.get()),
-          Types.NestedField.optional(5, "quantity", Types.LongType.get()),
-          Types.NestedField.optional(6, "side", Types.StringType.get()));
+  public static final Schema TRADES = Trades.SCHEMA;
 
   private final Catalog catalog;
   private final Map<String, String> properties;
@@ -132,222 +104,47 @@ public final class IcebergFixture implements AutoCloseable {
 
   /** Appends the records as new data files (one per partition), one snapshot. */
   public long append(Table table, List<Record> records) {
-    List<DataFile> files = write(table, records);
-    var append = table.newAppend();
-    files.forEach(append::appendFile);
-    append.commit();
-    return table.currentSnapshot().snapshotId();
+    return TableWrites.append(table, records);
   }
 
   /** Appends each record as its own data file, one snapshot: many small files. */
   public long appendFilePerRow(Table table, List<Record> records) {
-    var append = table.newAppend();
-    for (Record record : records) {
-      write(table, List.of(record)).forEach(append::appendFile);
-    }
-    append.commit();
-    return table.currentSnapshot().snapshotId();
+    return TableWrites.appendFilePerRow(table, records);
   }
 
-  /**
-   * Copy-on-write overwrite: rewrites every data file holding a row that matches, without those
-   * rows and with {@code replacements} added, in one overwrite snapshot.
-   */
+  /** See {@link TableWrites#overwrite}. */
   public long overwrite(Table table, Predicate<Record> removed, List<Record> replacements) {
-    table.refresh();
-    var overwrite = table.newOverwrite();
-    List<Record> kept = new ArrayList<>(replacements);
-    for (FileScanTask task : tasks(table)) {
-      List<Record> rows = readFile(table, task, false);
-      if (rows.stream().anyMatch(removed)) {
-        overwrite.deleteFile(task.file());
-        rows.stream().filter(removed.negate()).forEach(kept::add);
-      }
-    }
-    write(table, kept).forEach(overwrite::addFile);
-    overwrite.commit();
-    return table.currentSnapshot().snapshotId();
+    return TableWrites.overwrite(table, removed, replacements);
   }
 
-  /** Deletes whole data files whose rows all match, as a delete snapshot. */
+  /** See {@link TableWrites#deleteFiles}. */
   public long deleteFiles(Table table, Predicate<Record> allRowsMatch) {
-    table.refresh();
-    var delete = table.newDelete();
-    for (FileScanTask task : tasks(table)) {
-      List<Record> rows = readFile(table, task, false);
-      if (!rows.isEmpty() && rows.stream().allMatch(allRowsMatch)) {
-        delete.deleteFile(task.file());
-      }
-    }
-    delete.commit();
-    return table.currentSnapshot().snapshotId();
+    return TableWrites.deleteFiles(table, allRowsMatch);
   }
 
-  /** Merge-on-read delete of the matching rows through position delete files. */
+  /** See {@link TableWrites#deleteByPosition}. */
   public long deleteByPosition(Table table, Predicate<Record> removed) {
-    table.refresh();
-    GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table).build();
-    RowDelta delta = table.newRowDelta();
-    for (FileScanTask task : tasks(table)) {
-      List<Record> rows = readFile(table, task, true);
-      List<Long> positions = new ArrayList<>();
-      for (Record row : rows) {
-        if (removed.test(row)) {
-          positions.add((Long) row.getField(MetadataColumns.ROW_POSITION.name()));
-        }
-      }
-      if (positions.isEmpty()) {
-        continue;
-      }
-      EncryptedOutputFile out =
-          outputFiles(table).newOutputFile(task.spec(), task.file().partition());
-      PositionDeleteWriter<Record> writer =
-          factory.newPositionDeleteWriter(out, task.spec(), task.file().partition());
-      try (writer) {
-        PositionDelete<Record> delete = PositionDelete.create();
-        for (long pos : positions) {
-          writer.write(delete.set(task.file().location(), pos));
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      delta.addDeletes(writer.toDeleteFile());
-    }
-    delta.commit();
-    return table.currentSnapshot().snapshotId();
+    return TableWrites.deleteByPosition(table, removed);
   }
 
-  /** Merge-on-read delete of the rows with the given ids through one equality delete file. */
+  /** See {@link TableWrites#deleteByEquality}. */
   public long deleteByEquality(Table table, List<Long> ids) {
-    table.refresh();
-    Schema idSchema = table.schema().select("id");
-    GenericFileWriterFactory factory =
-        new GenericFileWriterFactory.Builder(table)
-            .equalityFieldIds(new int[] {table.schema().findField("id").fieldId()})
-            .equalityDeleteRowSchema(idSchema)
-            .build();
-    // Unpartitioned delete files apply to every partition only in unpartitioned tables; write one
-    // per partition that holds rows so that the deletes reach them.
-    RowDelta delta = table.newRowDelta();
-    Map<String, PartitionKey> partitions = new HashMap<>();
-    for (FileScanTask task : tasks(table)) {
-      PartitionKey key = new PartitionKey(task.spec(), table.schema());
-      for (int i = 0; i < task.spec().fields().size(); i++) {
-        key.set(i, task.file().partition().get(i, Object.class));
-      }
-      partitions.putIfAbsent(key.toPath(), key);
-    }
-    if (table.spec().isUnpartitioned()) {
-      partitions.put("", null);
-    }
-    for (PartitionKey partition : partitions.values()) {
-      EncryptedOutputFile out = outputFiles(table).newOutputFile(table.spec(), partition);
-      EqualityDeleteWriter<Record> writer =
-          factory.newEqualityDeleteWriter(out, table.spec(), partition);
-      try (writer) {
-        for (long id : ids) {
-          GenericRecord record = GenericRecord.create(idSchema);
-          record.setField("id", id);
-          writer.write(record);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      DeleteFile file = writer.toDeleteFile();
-      delta.addDeletes(file);
-    }
-    delta.commit();
-    return table.currentSnapshot().snapshotId();
+    return TableWrites.deleteByEquality(table, ids);
   }
 
-  /** Compaction: rewrites all live rows into new files, a replace snapshot that changes no row. */
+  /** See {@link TableWrites#compact}. */
   public long compact(Table table) {
-    table.refresh();
-    List<Record> rows = readAll(table, table.currentSnapshot().snapshotId());
-    RewriteFiles rewrite = table.newRewrite();
-    for (FileScanTask task : tasks(table)) {
-      rewrite.deleteFile(task.file());
-      task.deletes().forEach(rewrite::deleteFile);
-    }
-    write(table, rows).forEach(rewrite::addFile);
-    rewrite.commit();
-    return table.currentSnapshot().snapshotId();
+    return TableWrites.compact(table);
   }
 
   /** Every live row of a snapshot, deletes applied. */
   public static List<Record> readAll(Table table, long snapshotId) {
-    List<Record> rows = new ArrayList<>();
-    try (CloseableIterable<Record> records =
-        IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
-      records.forEach(r -> rows.add(r.copy()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return rows;
-  }
-
-  private static List<FileScanTask> tasks(Table table) {
-    List<FileScanTask> tasks = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> planned = table.newScan().planFiles()) {
-      planned.forEach(tasks::add);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return tasks;
-  }
-
-  private static List<Record> readFile(Table table, FileScanTask task, boolean withPosition) {
-    Schema projection =
-        withPosition
-            ? TypeUtil.join(table.schema(), new Schema(MetadataColumns.ROW_POSITION))
-            : table.schema();
-    List<Record> rows = new ArrayList<>();
-    try (CloseableIterable<Record> records =
-        FormatModelRegistry.<Record, Object>readBuilder(
-                FileFormat.PARQUET, Record.class, table.io().newInputFile(task.file()))
-            .project(projection)
-            .build()) {
-      records.forEach(r -> rows.add(r.copy()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return rows;
-  }
-
-  private static OutputFileFactory outputFiles(Table table) {
-    return OutputFileFactory.builderFor(table, 1, System.nanoTime())
-        .format(FileFormat.PARQUET)
-        .operationId(UUID.randomUUID().toString())
-        .build();
+    return Oracle.rows(table, snapshotId);
   }
 
   /** Writes records into data files, one per partition. */
   public static List<DataFile> write(Table table, List<Record> records) {
-    GenericFileWriterFactory factory = new GenericFileWriterFactory.Builder(table).build();
-    OutputFileFactory files = outputFiles(table);
-    Map<String, List<Record>> byPartition = new HashMap<>();
-    Map<String, PartitionKey> keys = new HashMap<>();
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
-    for (Record record : records) {
-      PartitionKey key = new PartitionKey(table.spec(), table.schema());
-      key.partition(wrapper.wrap(record));
-      String path = table.spec().isUnpartitioned() ? "" : key.toPath();
-      keys.putIfAbsent(path, key);
-      byPartition.computeIfAbsent(path, p -> new ArrayList<>()).add(record);
-    }
-    List<DataFile> written = new ArrayList<>();
-    for (Map.Entry<String, List<Record>> partition : byPartition.entrySet()) {
-      PartitionKey key = table.spec().isUnpartitioned() ? null : keys.get(partition.getKey());
-      DataWriter<Record> writer =
-          factory.newDataWriter(files.newOutputFile(table.spec(), key), table.spec(), key);
-      try (writer) {
-        partition.getValue().forEach(writer::write);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      written.add(writer.toDataFile());
-    }
-    return written;
+    return TableWrites.write(table, records);
   }
 
   @Override

@@ -1,11 +1,10 @@
-package io.floe.topology.testing;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
+package io.floe.topology.oracle;
 
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewQueryParser;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Connection;
@@ -21,23 +20,29 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.DateTimeUtil;
 
 /**
  * The oracle of DESIGN §3.8: a view evaluated from scratch on every row of a source snapshot, by a
  * deliberately separate code path. Rows come from Iceberg's own generic reader (deletes applied)
- * and the query runs in DuckDB, an engine that shares nothing with Floe's evaluator.
+ * and the query runs in DuckDB, an engine that shares nothing with Floe's evaluator. The tests
+ * check every view against it, and {@code floe demo --verify} checks the demo's views.
  *
  * <p>Only UTC views are supported, and functions whose Floe result is a documented deterministic
  * choice are mapped to DuckDB's exact equivalents ({@code arbitrary} to {@code min}, {@code
- * approx_distinct} to {@code count(DISTINCT ...)}); tests keep {@code min_by}/{@code max_by} keys
- * unique, where DuckDB's tie-breaking is arbitrary.
+ * approx_distinct} to {@code count(DISTINCT ...)}, {@code approx_percentile(x, p)} to the
+ * nearest-rank {@code quantile_disc}); the weighted {@code approx_percentile} has no equivalent.
+ * Callers keep {@code min_by}/{@code max_by} keys unique, where DuckDB's tie-breaking is arbitrary.
+ * DuckDB is an optional dependency of this module: only callers of the oracle need it.
  */
 public final class Oracle {
 
@@ -45,7 +50,7 @@ public final class Oracle {
 
   /** The rows the view must hold for source snapshot {@code snapshotId}, normalized. */
   public static List<List<Object>> expected(Table source, long snapshotId, String viewQuery) {
-    List<Record> rows = IcebergFixture.readAll(source, snapshotId);
+    List<Record> rows = rows(source, snapshotId);
     Schema schema = source.schemas().get(source.snapshot(snapshotId).schemaId());
     if (schema == null) {
       schema = source.schema();
@@ -92,7 +97,7 @@ public final class Oracle {
       return List.of();
     }
     List<List<Object>> result = new ArrayList<>();
-    for (Record record : IcebergFixture.readAll(target, target.currentSnapshot().snapshotId())) {
+    for (Record record : rows(target, target.currentSnapshot().snapshotId())) {
       List<Object> row = new ArrayList<>();
       for (int i = 0; i < record.size(); i++) {
         row.add(normalize(record.get(i)));
@@ -102,23 +107,57 @@ public final class Oracle {
     return sorted(result);
   }
 
-  /** Asserts that the target equals the view evaluated from scratch on the source snapshot. */
-  public static void assertMatches(Table target, Table source, long snapshotId, String viewQuery) {
+  /**
+   * How the target differs from the view evaluated from scratch on the source snapshot, or empty
+   * when it holds exactly the expected rows.
+   */
+  public static Optional<String> difference(
+      Table target, Table source, long snapshotId, String viewQuery) {
     List<List<Object>> expected = expected(source, snapshotId, viewQuery);
     List<List<Object>> actual = actual(target);
-    if (!equal(expected, actual)) {
-      fail(
-          "View "
-              + target.name()
-              + " differs from the oracle at source snapshot "
-              + snapshotId
-              + "%nexpected (%d rows): %s%nactual   (%d rows): %s",
-          expected.size(),
-          expected,
-          actual.size(),
-          actual);
+    if (equal(expected, actual)) {
+      return Optional.empty();
     }
-    assertThat(actual).hasSameSizeAs(expected);
+    List<List<Object>> missing = new ArrayList<>();
+    for (List<Object> row : expected) {
+      if (actual.stream().noneMatch(a -> sameRow(row, a))) {
+        missing.add(row);
+      }
+    }
+    List<List<Object>> unexpected = new ArrayList<>();
+    for (List<Object> row : actual) {
+      if (expected.stream().noneMatch(e -> sameRow(e, row))) {
+        unexpected.add(row);
+      }
+    }
+    return Optional.of(
+        String.format(
+            "view %s differs from the oracle at source snapshot %d: expected %d rows, found %d;"
+                + " missing %s; unexpected %s",
+            target.name(),
+            snapshotId,
+            expected.size(),
+            actual.size(),
+            abbreviate(missing),
+            abbreviate(unexpected)));
+  }
+
+  private static String abbreviate(List<List<Object>> rows) {
+    return rows.size() <= 10
+        ? rows.toString()
+        : rows.subList(0, 10) + " and " + (rows.size() - 10) + " more";
+  }
+
+  /** Every live row of a snapshot, deletes applied, by Iceberg's generic reader. */
+  public static List<Record> rows(Table table, long snapshotId) {
+    List<Record> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
+      records.forEach(r -> rows.add(r.copy()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return rows;
   }
 
   private static boolean equal(List<List<Object>> expected, List<List<Object>> actual) {
@@ -126,15 +165,20 @@ public final class Oracle {
       return false;
     }
     for (int r = 0; r < expected.size(); r++) {
-      List<Object> e = expected.get(r);
-      List<Object> a = actual.get(r);
-      if (e.size() != a.size()) {
+      if (!sameRow(expected.get(r), actual.get(r))) {
         return false;
       }
-      for (int c = 0; c < e.size(); c++) {
-        if (!same(e.get(c), a.get(c))) {
-          return false;
-        }
+    }
+    return true;
+  }
+
+  private static boolean sameRow(List<Object> e, List<Object> a) {
+    if (e.size() != a.size()) {
+      return false;
+    }
+    for (int c = 0; c < e.size(); c++) {
+      if (!same(e.get(c), a.get(c))) {
+        return false;
       }
     }
     return true;
@@ -169,7 +213,7 @@ public final class Oracle {
   }
 
   /** Numbers as BigDecimal (integers) or Double, temporal values as epoch micros or days. */
-  static Object normalize(Object value) {
+  public static Object normalize(Object value) {
     if (value == null) {
       return null;
     }
@@ -244,7 +288,7 @@ public final class Oracle {
   }
 
   /** The view query in DuckDB's dialect, over the table {@code src}. */
-  static String forDuckDb(String viewQuery) {
+  public static String forDuckDb(String viewQuery) {
     TableName source;
     try {
       source = ViewQueryParser.parse(viewQuery).source();
@@ -254,6 +298,7 @@ public final class Oracle {
     String sql = viewQuery.replaceAll("(?i)" + Pattern.quote(source.toString()) + "\\b", "src");
     sql = sql.replaceAll("(?i)\\barbitrary\\s*\\(", "min(");
     sql = sql.replaceAll("(?i)\\bapprox_distinct\\s*\\(", "count(DISTINCT ");
+    sql = sql.replaceAll("(?i)\\bapprox_percentile\\s*\\(", "quantile_disc(");
     return sql;
   }
 }

@@ -1,0 +1,135 @@
+package io.floe.app.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.floe.schemas.ViewRecord;
+import io.floe.topology.store.ViewState;
+import io.floe.topology.view.ParsedViewQuery;
+import io.floe.topology.view.ValidatedView;
+import io.floe.topology.view.ViewPlan;
+import java.util.Map;
+import org.apache.iceberg.types.Types;
+
+/** The JSON shapes of the views API. Times are epoch milliseconds. */
+final class ViewJson {
+
+  private ViewJson() {}
+
+  /** A view as listed: where it reads and writes, and how it stands. */
+  static ObjectNode summary(ViewRecord definition, ViewState state) {
+    ObjectNode node = ViewStates.MAPPER.createObjectNode();
+    node.put("name", definition.getName());
+    node.put("target", definition.getTarget());
+    node.put("origin", definition.getOrigin());
+    ParsedViewQuery query = parsed(definition.getQuery());
+    node.put("source", query == null ? null : query.source().toString());
+    node.put("granularity", query == null ? null : query.granularity().unit());
+    if (state == null) {
+      node.put("status", "UNKNOWN");
+      return node;
+    }
+    node.put("status", state.status().name());
+    node.put("watermark", state.watermark());
+    node.put("pendingSnapshot", state.pendingSnapshot());
+    node.put(
+        "pendingRanges", state.pending().full() ? -1 : state.pending().ranges().ranges().size());
+    node.put("pendingNullBucket", state.pending().nullBucket());
+    node.put("lastError", state.lastError());
+    node.put("failures", state.failures());
+    node.put("retryAt", state.retryAt());
+    node.put("progress", state.progress());
+    ViewState.LastRefresh last = state.last();
+    node.put("lagMs", last == null ? null : last.lagMs());
+    node.set("lastRefresh", last == null ? null : refresh(last));
+    return node;
+  }
+
+  static ObjectNode refresh(ViewState.LastRefresh refresh) {
+    ObjectNode node = ViewStates.MAPPER.createObjectNode();
+    node.put("refreshId", refresh.refreshId());
+    node.put("mode", refresh.mode());
+    node.put("reason", refresh.reason());
+    node.put("finishedAt", refresh.finishedAt());
+    node.put("durationMs", refresh.durationMs());
+    node.put("lagMs", refresh.lagMs());
+    node.put("sourceSnapshotId", refresh.sourceSnapshotId());
+    node.put("targetSnapshotId", refresh.targetSnapshotId());
+    node.put("rowsWritten", refresh.rowsWritten());
+    node.put("error", refresh.error());
+    return node;
+  }
+
+  static ArrayNode recent(ViewState state) {
+    ArrayNode list = ViewStates.MAPPER.createArrayNode();
+    if (state != null) {
+      state.recent().forEach(r -> list.add(refresh(r)));
+    }
+    return list;
+  }
+
+  static ObjectNode definition(ViewRecord record) {
+    ObjectNode node = ViewStates.MAPPER.createObjectNode();
+    node.put("name", record.getName());
+    node.put("query", record.getQuery());
+    node.put("target", record.getTarget());
+    ArrayNode partitioning = node.putArray("target_partitioning");
+    record.getTargetPartitioning().forEach(partitioning::add);
+    node.put("timezone", record.getTimezone());
+    ObjectNode refresh = node.putObject("refresh");
+    refresh.put("debounce", record.getDebounceMs() + "ms");
+    refresh.put("max_delay", record.getMaxDelayMs() + "ms");
+    if (record.getChunkBuckets() != null) {
+      refresh.put("chunk_buckets", record.getChunkBuckets());
+    }
+    node.put("origin", record.getOrigin());
+    node.put("updatedAt", record.getUpdatedAt().toEpochMilli());
+    return node;
+  }
+
+  /** What Floe derives from a view, or why it is invalid (the shape of floe validate --json). */
+  static ObjectNode plan(ValidatedView checked) {
+    ObjectNode node = ViewStates.MAPPER.createObjectNode();
+    node.put("valid", checked.isValid() || checked.sourceMissing());
+    node.put("error", checked.error());
+    node.put("checked", checked.isSchemaChecked() ? "schema" : "structure");
+    if (checked.invalidQuery() != null) {
+      node.put("rule", checked.invalidQuery().rule().name());
+      node.put("line", checked.invalidQuery().line());
+      node.put("column", checked.invalidQuery().column());
+    }
+    ParsedViewQuery query = checked.query();
+    ViewPlan plan = checked.plan();
+    if (query != null) {
+      node.put("source", query.source().toString());
+      node.put("bucketColumn", plan != null ? plan.bucketColumn() : query.bucketColumn());
+      node.put("bucketOutput", query.bucketOutput());
+      node.put("granularity", query.granularity().unit());
+      node.put("timezone", checked.definition().zone().getId());
+      ArrayNode keys = node.putArray("groupKeys");
+      query.groupKeys().forEach(keys::add);
+      ArrayNode columns = node.putArray("columns");
+      if (plan != null) {
+        for (Types.NestedField column : plan.outputSchema().columns()) {
+          columns.addObject().put("name", column.name()).put("type", column.type().toString());
+        }
+      } else {
+        query.outputColumns().forEach(c -> columns.addObject().put("name", c).putNull("type"));
+      }
+    }
+    return node;
+  }
+
+  static ObjectNode invalid(String message, Map<String, ?> details) {
+    ObjectNode node = HttpApi.error(message, details);
+    node.put("valid", false);
+    return node;
+  }
+
+  private static ParsedViewQuery parsed(String query) {
+    try {
+      return io.floe.topology.view.ViewQueryParser.parse(query);
+    } catch (io.floe.topology.view.InvalidViewException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,153 @@
+package io.floe.app.metrics;
+
+import io.floe.topology.FloeMetrics;
+import io.floe.topology.refresh.RefreshOutcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * Floe's metrics (DESIGN §7) in a Prometheus registry: per view refreshes by mode, refresh
+ * duration, source-commit to target-commit lag, rows and bytes read, rows written, pending dirty
+ * bucket ranges and errors; per table commit notices and snapshots; dead letters; plus the JVM's
+ * and Kafka Streams' own metrics.
+ */
+public final class FloeMeters implements FloeMetrics {
+
+  private static final Duration[] SLOS = {
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofSeconds(2),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10),
+    Duration.ofSeconds(30),
+    Duration.ofMinutes(1),
+    Duration.ofMinutes(5)
+  };
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Map<String, AtomicLong> pending = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> failing = new ConcurrentHashMap<>();
+
+  public FloeMeters() {
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+  }
+
+  /** Adds Kafka Streams' own metrics. */
+  public void bind(KafkaStreams streams) {
+    new KafkaStreamsMetrics(streams).bindTo(registry);
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  @Override
+  public void commitEvent(String table) {
+    registry.counter("floe.commit.events", "table", table).increment();
+  }
+
+  @Override
+  public void snapshotPublished(String table) {
+    registry.counter("floe.snapshots", "table", table).increment();
+  }
+
+  @Override
+  public void deadLettered(String processor, String reason) {
+    registry.counter("floe.dlq.records", "processor", processor).increment();
+  }
+
+  @Override
+  public void refreshed(String view, RefreshOutcome outcome, long durationMs, Long lagMs) {
+    String mode =
+        outcome.status() == RefreshOutcome.Status.TARGET_AHEAD
+            ? "skipped"
+            : outcome.full() ? "full" : "incremental";
+    Tags tags = Tags.of("view", view);
+    Counter.builder("floe.refreshes")
+        .description("Refreshes, by mode")
+        .tags(tags.and("mode", mode))
+        .register(registry)
+        .increment();
+    Timer.builder("floe.refresh.duration")
+        .description("Time from the start of a refresh to its last commit")
+        .tags(tags)
+        .serviceLevelObjectives(SLOS)
+        .register(registry)
+        .record(Duration.ofMillis(durationMs));
+    if (lagMs != null) {
+      Timer.builder("floe.refresh.lag")
+          .description("Time from the source commit to the target commit")
+          .tags(tags)
+          .serviceLevelObjectives(SLOS)
+          .register(registry)
+          .record(Duration.ofMillis(lagMs));
+    }
+    registry.counter("floe.refresh.rows.read", tags).increment(outcome.rowsRead());
+    registry.counter("floe.refresh.bytes.read", tags).increment(outcome.bytesRead());
+    registry.counter("floe.refresh.rows.written", tags).increment(outcome.rowsWritten());
+    DistributionSummary.builder("floe.refresh.chunks")
+        .tags(tags)
+        .register(registry)
+        .record(outcome.chunks());
+  }
+
+  @Override
+  public void refreshFailed(String view, String error) {
+    registry.counter("floe.refresh.errors", "view", view).increment();
+  }
+
+  @Override
+  public void viewStatus(String view, String status, long pendingRanges, Long lagMs) {
+    pending
+        .computeIfAbsent(
+            view,
+            v -> {
+              AtomicLong value = new AtomicLong();
+              Gauge.builder("floe.view.pending.ranges", value, AtomicLong::get)
+                  .description("Dirty bucket ranges waiting for a refresh (-1: every bucket)")
+                  .tag("view", v)
+                  .register(registry);
+              return value;
+            })
+        .set(pendingRanges);
+    failing
+        .computeIfAbsent(
+            view,
+            v -> {
+              AtomicLong value = new AtomicLong();
+              Gauge.builder("floe.view.error", value, AtomicLong::get)
+                  .description("1 while the view's last refresh failed")
+                  .tag("view", v)
+                  .register(registry);
+              return value;
+            })
+        .set("ERROR".equals(status) ? 1 : 0);
+  }
+}

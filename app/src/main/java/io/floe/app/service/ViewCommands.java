@@ -1,0 +1,73 @@
+package io.floe.app.service;
+
+import io.floe.schemas.FloeSerdes;
+import io.floe.schemas.ViewCommand;
+import io.floe.schemas.ViewCommandType;
+import io.floe.schemas.ViewRecord;
+import io.floe.topology.FloeTopology;
+import io.floe.topology.store.StoredView;
+import io.floe.topology.view.ViewDefinition;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Writes view definitions to floe.views and refresh requests to floe.requests: the only way the API
+ * and the views file change what Floe maintains, so that every instance sees the same views.
+ */
+public final class ViewCommands implements AutoCloseable {
+
+  private final KafkaProducer<String, byte[]> producer;
+  private final FloeTopology.Topics topics;
+
+  public ViewCommands(Map<String, Object> clients, FloeTopology.Topics topics) {
+    Map<String, Object> config = new HashMap<>(clients);
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    this.producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
+    this.topics = topics;
+  }
+
+  /** Publishes a definition; {@code origin} is "api" or "file". */
+  public void define(ViewDefinition view, String origin) throws InterruptedException {
+    ViewRecord record = StoredView.toRecord(view, origin, Instant.now());
+    send(topics.views(), view.name(), FloeSerdes.viewRecord().serialize(topics.views(), record));
+  }
+
+  /** Deletes a view: it is no longer maintained; its target table stays. */
+  public void delete(String view) throws InterruptedException {
+    send(topics.views(), view, null);
+  }
+
+  /** Asks the view's owner to refresh it now, fully if {@code full}. */
+  public void refresh(String view, boolean full, String requestedBy) throws InterruptedException {
+    ViewCommand command =
+        ViewCommand.newBuilder()
+            .setView(view)
+            .setCommand(full ? ViewCommandType.FULL_REFRESH : ViewCommandType.REFRESH)
+            .setRequestedAt(Instant.now())
+            .setRequestedBy(requestedBy)
+            .build();
+    send(topics.requests(), view, FloeSerdes.viewCommand().serialize(topics.requests(), command));
+  }
+
+  private void send(String topic, String key, byte[] value) throws InterruptedException {
+    try {
+      producer.send(new ProducerRecord<>(topic, key, value)).get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "Cannot write to " + topic + ": " + e.getCause().getMessage(), e.getCause());
+    }
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+  }
+}

@@ -1,0 +1,232 @@
+'use strict';
+// Floe's web UI: one page over the views API. No framework, no CDN: this file is all there is.
+
+const state = { views: [], token: localStorage.getItem('floe.token') || null, editing: null };
+
+async function api(method, path, body) {
+  const headers = { 'Content-Type': 'application/json' };
+  if (state.token) headers.Authorization = 'Bearer ' + state.token;
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (response.status === 401 && method !== 'GET') {
+    const token = prompt('This Floe requires an API token for changes:');
+    if (token) {
+      state.token = token;
+      localStorage.setItem('floe.token', token);
+      return api(method, path, body);
+    }
+  }
+  const text = await response.text();
+  const json = text ? JSON.parse(text) : {};
+  if (!response.ok) throw Object.assign(new Error(json.error || response.statusText), { status: response.status, body: json });
+  return json;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null) continue;
+    if (key === 'class') node.className = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function ago(ms) {
+  if (!ms) return 'never';
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return s + ' s ago';
+  if (s < 3600) return Math.round(s / 60) + ' min ago';
+  return Math.round(s / 3600) + ' h ago';
+}
+
+function duration(ms) {
+  if (ms === null || ms === undefined) return '–';
+  return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(ms < 10000 ? 1 : 0) + ' s';
+}
+
+function lagChart(recent) {
+  const points = recent.filter(r => r.lagMs !== null && r.lagMs !== undefined).slice(-30);
+  const svgNS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(svgNS, 'svg');
+  svg.setAttribute('class', 'chart');
+  svg.setAttribute('viewBox', '0 0 300 46');
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('data-testid', 'lag-chart');
+  const axis = document.createElementNS(svgNS, 'line');
+  axis.setAttribute('class', 'axis');
+  axis.setAttribute('x1', '0'); axis.setAttribute('x2', '300'); axis.setAttribute('y1', '45'); axis.setAttribute('y2', '45');
+  svg.append(axis);
+  if (points.length > 0) {
+    const max = Math.max(...points.map(p => p.lagMs), 1);
+    const step = points.length > 1 ? 300 / (points.length - 1) : 0;
+    const line = document.createElementNS(svgNS, 'polyline');
+    line.setAttribute('points', points.map((p, i) => `${(i * step).toFixed(1)},${(44 - 40 * p.lagMs / max).toFixed(1)}`).join(' '));
+    svg.append(line);
+    const title = document.createElementNS(svgNS, 'title');
+    title.textContent = `lag, last ${points.length} refreshes (max ${duration(max)})`;
+    svg.append(title);
+  }
+  return svg;
+}
+
+function card(view, detail) {
+  const last = view.lastRefresh;
+  const recent = detail ? detail.recentRefreshes : [];
+  return el('article', { class: 'card', 'data-testid': 'view-card', 'data-view': view.name },
+    el('h3', {}, el('span', { 'data-testid': 'view-name' }, view.name),
+      el('span', { class: 'badge ' + view.status, 'data-testid': 'view-status' }, view.status)),
+    el('div', { class: 'flow' }, `${view.source || '?'} → ${view.target}`),
+    el('dl', { class: 'facts' },
+      el('dt', {}, 'granularity'), el('dd', {}, view.granularity || '–'),
+      el('dt', {}, 'last refresh'), el('dd', { 'data-testid': 'last-refresh' },
+        last ? `${last.mode.toLowerCase()} ${ago(last.finishedAt)}, ${duration(last.durationMs)}, ${last.rowsWritten} rows` : 'none yet'),
+      el('dt', {}, 'lag'), el('dd', { 'data-testid': 'lag' }, duration(view.lagMs)),
+      el('dt', {}, 'source snapshot'), el('dd', {}, view.watermark ?? '–'),
+      view.pendingRanges ? [el('dt', {}, 'pending'), el('dd', {}, view.pendingRanges < 0 ? 'every bucket' : view.pendingRanges + ' bucket ranges')] : null,
+      view.progress ? [el('dt', {}, 'progress'), el('dd', { 'data-testid': 'progress' }, view.progress)] : null,
+      last && last.reason ? [el('dt', {}, 'reason'), el('dd', {}, last.reason)] : null),
+    view.lastError ? el('div', { class: 'error-box', 'data-testid': 'view-error' }, view.lastError) : null,
+    lagChart(recent),
+    recent.length ? el('ol', { class: 'recent', 'data-testid': 'recent-refreshes' },
+      recent.slice(-5).reverse().map(r => el('li', {},
+        `${r.mode.toLowerCase()} ${ago(r.finishedAt)}` + (r.lagMs != null ? `, lag ${duration(r.lagMs)}` : '') + (r.error ? ` — ${r.error}` : '')))) : null,
+    el('div', { class: 'actions' },
+      el('button', { 'data-testid': 'refresh', onclick: () => refresh(view.name, false) }, 'Refresh'),
+      el('button', { onclick: () => refresh(view.name, true) }, 'Full refresh'),
+      el('button', { 'data-testid': 'edit', onclick: () => edit(view.name) }, 'Edit'),
+      el('button', { class: 'danger', onclick: () => remove(view.name) }, 'Delete')));
+}
+
+async function load() {
+  try {
+    const views = await api('GET', '/api/views');
+    const details = await Promise.all(views.map(v => api('GET', '/api/views/' + encodeURIComponent(v.name)).catch(() => null)));
+    state.views = views;
+    const container = document.getElementById('views');
+    container.replaceChildren(...views.map((v, i) => card(v, details[i])));
+    document.getElementById('empty').hidden = views.length > 0;
+  } catch (e) {
+    // Starting up or unreachable: keep the last picture.
+  }
+  try {
+    const ready = await fetch('/health/ready');
+    const health = document.getElementById('health');
+    health.textContent = ready.ok ? 'ready' : 'starting…';
+    health.className = 'health' + (ready.ok ? ' ready' : '');
+  } catch (e) { /* ignore */ }
+}
+
+function toast(message) {
+  const node = document.getElementById('toast');
+  node.textContent = message;
+  node.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { node.hidden = true; }, 4000);
+}
+
+async function refresh(name, full) {
+  try {
+    await api('POST', `/api/views/${encodeURIComponent(name)}/refresh` + (full ? '?full=true' : ''));
+    toast(`${full ? 'Full refresh' : 'Refresh'} of ${name} requested`);
+    setTimeout(load, 500);
+  } catch (e) { toast(`Cannot refresh ${name}: ${e.message}`); }
+}
+
+async function remove(name) {
+  if (!confirm(`Delete view ${name}? Its target table is kept.`)) return;
+  try {
+    await api('DELETE', '/api/views/' + encodeURIComponent(name));
+    toast(`View ${name} deleted`);
+    setTimeout(load, 500);
+  } catch (e) { toast(`Cannot delete ${name}: ${e.message}`); }
+}
+
+function form() { return document.getElementById('view-form'); }
+
+function openEditor(definition) {
+  const f = form();
+  f.reset();
+  state.editing = definition ? definition.name : null;
+  document.getElementById('editor-title').textContent = definition ? `Edit ${definition.name}` : 'New view';
+  f.name.readOnly = !!definition;
+  if (definition) {
+    f.name.value = definition.name;
+    f.query.value = definition.query;
+    f.target.value = definition.target;
+    f.timezone.value = definition.timezone;
+    f.debounce.value = definition.refresh.debounce;
+    f.max_delay.value = definition.refresh.max_delay;
+  }
+  document.getElementById('form-error').textContent = '';
+  validate();
+  document.getElementById('editor').showModal();
+}
+
+async function edit(name) {
+  const detail = await api('GET', '/api/views/' + encodeURIComponent(name));
+  openEditor(detail.definition);
+}
+
+function definitionFromForm() {
+  const f = form();
+  return {
+    name: f.name.value.trim(),
+    query: f.query.value,
+    target: f.target.value.trim(),
+    timezone: f.timezone.value.trim() || 'UTC',
+    refresh: { debounce: f.debounce.value.trim() || '1s', max_delay: f.max_delay.value.trim() || '30s' },
+  };
+}
+
+let validateTimer = null;
+function validate() {
+  clearTimeout(validateTimer);
+  validateTimer = setTimeout(async () => {
+    const panel = document.getElementById('validation');
+    const query = form().query.value;
+    if (!query.trim()) { panel.textContent = ''; panel.className = 'validation'; return; }
+    try {
+      const result = await api('POST', '/api/validate', { query, timezone: form().timezone.value.trim() || 'UTC' });
+      if (result.valid) {
+        panel.className = 'validation ok';
+        const columns = (result.columns || []).map(c => c.type ? `${c.name} ${c.type}` : c.name).join(', ');
+        panel.textContent = `source ${result.source} · bucket date_trunc('${result.granularity}', ${result.bucketColumn}) AS ${result.bucketOutput}`
+          + ` · keys ${(result.groupKeys || []).join(', ') || '(none)'} · columns ${columns}` + (result.error ? ` · ${result.error}` : '');
+      } else {
+        panel.className = 'validation bad';
+        panel.textContent = result.error;
+      }
+    } catch (e) {
+      panel.className = 'validation bad';
+      panel.textContent = e.message;
+    }
+  }, 250);
+}
+
+async function save(event) {
+  event.preventDefault();
+  const definition = definitionFromForm();
+  const errorBox = document.getElementById('form-error');
+  try {
+    if (state.editing) await api('PUT', '/api/views/' + encodeURIComponent(state.editing), definition);
+    else await api('POST', '/api/views', definition);
+    document.getElementById('editor').close();
+    toast(`View ${definition.name} saved`);
+    setTimeout(load, 500);
+  } catch (e) {
+    errorBox.textContent = e.message;
+  }
+}
+
+document.getElementById('new-view').addEventListener('click', () => openEditor(null));
+document.getElementById('cancel').addEventListener('click', () => document.getElementById('editor').close());
+form().addEventListener('submit', save);
+form().query.addEventListener('input', validate);
+form().timezone.addEventListener('input', validate);
+load();
+setInterval(load, 2000);
