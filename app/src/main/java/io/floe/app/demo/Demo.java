@@ -1,7 +1,7 @@
 package io.floe.app.demo;
 
 import io.floe.app.config.FloeConfig;
-import io.floe.app.embedded.EmbeddedKafka;
+import io.floe.app.embedded.EmbeddedStack;
 import io.floe.app.service.CommitNotices;
 import io.floe.app.service.FloeService;
 import io.floe.topology.oracle.Oracle;
@@ -23,8 +23,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -33,7 +33,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 
@@ -88,10 +87,17 @@ public final class Demo {
     dir = prepare(options.dir().toAbsolutePath().normalize());
     out.println("Floe demo in " + dir + " (a fresh start: the directory is wiped on each run)");
     out.flush();
-    try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"))) {
-      Path configFile = writeConfig(dir, kafka.bootstrapServers());
+    try (EmbeddedStack stack = EmbeddedStack.start(dir)) {
       copyResource("/demo/views.yaml", dir.resolve("views.yaml"));
-      FloeConfig config = FloeConfig.load(configFile);
+      FloeConfig config =
+          stack.writeConfig(
+              "floe-demo",
+              Map.of(
+                  FloeConfig.VIEWS_FILE, "views.yaml",
+                  FloeConfig.VIEWS_RELOAD_INTERVAL_MS, "1000",
+                  FloeConfig.HTTP_PORT, String.valueOf(options.port()),
+                  FloeConfig.TOPIC_PARTITIONS, "2"));
+      Path configFile = dir.resolve("floe.properties");
       try (var catalogs = config.catalogs();
           CommitNotices notices = new CommitNotices(config, "floe-demo");
           RefreshLog log = new RefreshLog(config, out)) {
@@ -247,14 +253,7 @@ public final class Demo {
 
   private static Table createTrades(Catalog catalog) {
     TableIdentifier id = TRADES.identifier();
-    if (catalog instanceof SupportsNamespaces namespaces
-        && !namespaces.namespaceExists(id.namespace())) {
-      namespaces.createNamespace(id.namespace());
-    }
-    if (catalog instanceof SupportsNamespaces namespaces
-        && !namespaces.namespaceExists(Namespace.of("analytics"))) {
-      namespaces.createNamespace(Namespace.of("analytics"));
-    }
+    EmbeddedStack.createNamespaces(catalog, id.namespace(), Namespace.of("analytics"));
     return catalog
         .buildTable(id, Trades.SCHEMA)
         .withPartitionSpec(Trades.BY_DAY)
@@ -284,28 +283,6 @@ public final class Demo {
     Files.createDirectories(dir);
     Files.writeString(dir.resolve(MARKER), "floe demo directory; wiped by each floe demo run\n");
     return dir;
-  }
-
-  /** The configuration a user would write for this setup, kept in the directory to read. */
-  private Path writeConfig(Path dir, String bootstrapServers) throws IOException {
-    Properties p = new Properties();
-    p.setProperty("bootstrap.servers", bootstrapServers);
-    p.setProperty("application.id", "floe-demo");
-    p.setProperty("state.dir", dir.resolve("state").toString());
-    p.setProperty(FloeConfig.VIEWS_FILE, "views.yaml");
-    p.setProperty(FloeConfig.VIEWS_RELOAD_INTERVAL_MS, "1000");
-    p.setProperty(FloeConfig.HTTP_PORT, String.valueOf(options.port()));
-    p.setProperty(FloeConfig.HTTP_ADVERTISED_HOST, "127.0.0.1");
-    p.setProperty(FloeConfig.TOPIC_PARTITIONS, "2");
-    p.setProperty("floe.catalog.lake.type", "jdbc");
-    p.setProperty("floe.catalog.lake.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"));
-    p.setProperty("floe.catalog.lake.jdbc.schema-version", "V1");
-    p.setProperty("floe.catalog.lake.warehouse", dir.resolve("warehouse").toUri().toString());
-    Path file = dir.resolve("floe.properties");
-    try (var writer = Files.newBufferedWriter(file)) {
-      p.store(writer, "Written by floe demo: the configuration floe run would take for this setup");
-    }
-    return file;
   }
 
   private static void copyResource(String resource, Path to) throws IOException {

@@ -9,7 +9,6 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -22,7 +21,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -30,6 +28,8 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.DateTimeUtil;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
 
 /**
  * The oracle of DESIGN §3.8: a view evaluated from scratch on every row of a source snapshot, by a
@@ -60,17 +60,16 @@ public final class Oracle {
         s.execute("SET TimeZone = 'UTC'");
         s.execute("CREATE TABLE src (" + columns(schema) + ")");
       }
-      String placeholders =
-          schema.columns().stream().map(c -> "?").collect(Collectors.joining(", "));
-      try (PreparedStatement insert =
-          duck.prepareStatement("INSERT INTO src VALUES (" + placeholders + ")")) {
+      try (DuckDBAppender appender =
+          duck.unwrap(DuckDBConnection.class)
+              .createAppender(DuckDBConnection.DEFAULT_SCHEMA, "src")) {
         for (Record row : rows) {
-          for (int i = 0; i < schema.columns().size(); i++) {
-            insert.setObject(i + 1, toDuck(row.getField(schema.columns().get(i).name())));
+          appender.beginRow();
+          for (Types.NestedField column : schema.columns()) {
+            append(appender, toDuck(row.getField(column.name())));
           }
-          insert.addBatch();
+          appender.endRow();
         }
-        insert.executeBatch();
       }
       List<List<Object>> result = new ArrayList<>();
       try (Statement s = duck.createStatement();
@@ -254,6 +253,32 @@ public final class Oracle {
       return s.toString();
     }
     return value;
+  }
+
+  private static void append(DuckDBAppender appender, Object value) throws SQLException {
+    if (value == null) {
+      appender.appendNull();
+    } else if (value instanceof Boolean v) {
+      appender.append(v.booleanValue());
+    } else if (value instanceof Integer v) {
+      appender.append(v.intValue());
+    } else if (value instanceof Long v) {
+      appender.append(v.longValue());
+    } else if (value instanceof Float v) {
+      appender.append(v.floatValue());
+    } else if (value instanceof Double v) {
+      appender.append(v.doubleValue());
+    } else if (value instanceof BigDecimal v) {
+      appender.append(v);
+    } else if (value instanceof CharSequence v) {
+      appender.append(v.toString());
+    } else if (value instanceof LocalDate v) {
+      appender.append(v);
+    } else if (value instanceof LocalDateTime v) {
+      appender.append(v);
+    } else {
+      throw new IllegalArgumentException("oracle cannot hold " + value.getClass());
+    }
   }
 
   private static Object toDuck(Object value) {
