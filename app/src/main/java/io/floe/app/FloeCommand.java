@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       RunCommand.class,
       DemoCommand.class,
+      WatchCatalogCommand.class,
       BenchCommand.class,
       ValidateCommand.class,
       PublishCommitCommand.class,

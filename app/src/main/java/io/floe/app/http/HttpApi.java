@@ -45,6 +45,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpApi implements AutoCloseable {
 
+  /** Liveness: 200 unless Kafka Streams has failed. */
+  public static final String LIVE_PATH = "/health/live";
+
+  /** Readiness: 200 once Kafka Streams has run, and through rebalances after that. */
+  public static final String READY_PATH = "/health/ready";
+
+  /** Prometheus text format. */
+  public static final String METRICS_PATH = "/metrics";
+
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
 
   private final Javalin app;
@@ -113,10 +122,10 @@ public final class HttpApi implements AutoCloseable {
   }
 
   private void routes(io.javalin.config.RoutesConfig routes) {
-    routes.get("/health/live", this::live);
-    routes.get("/health/ready", this::ready);
+    routes.get(LIVE_PATH, this::live);
+    routes.get(READY_PATH, this::ready);
     routes.get(
-        "/metrics",
+        METRICS_PATH,
         ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(meters.scrape()));
     routes.get(
         ViewStates.INTERNAL_PATH, ctx -> ctx.json(states == null ? Map.of() : states.local()));

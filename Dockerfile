@@ -1,0 +1,38 @@
+# syntax=docker/dockerfile:1
+# Floe's container image: built from this checkout with Maven, run on a slim JRE as a non-root user.
+#   docker build -t floe .
+#   docker run -v $PWD/floe.properties:/etc/floe/floe.properties floe
+
+# --- build: the same command CI and ./floe use, without the tests ------------------------------
+FROM maven:3.9-eclipse-temurin-17 AS build
+WORKDIR /src
+# Dependencies first, so that a source change does not download them again.
+COPY pom.xml ./
+COPY schemas/pom.xml schemas/
+COPY topology/pom.xml topology/
+COPY app/pom.xml app/
+COPY schemas/src schemas/src
+COPY topology/src topology/src
+COPY app/src app/src
+RUN --mount=type=cache,target=/root/.m2 mvn -B -ntp -DskipTests package
+
+# --- runtime -----------------------------------------------------------------------------------
+FROM eclipse-temurin:17-jre
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && groupadd --system --gid 10001 floe \
+    && useradd --system --uid 10001 --gid floe --home-dir /var/lib/floe floe \
+    && mkdir -p /var/lib/floe /etc/floe \
+    && chown floe:floe /var/lib/floe
+COPY --from=build /src/app/target/floe.jar /opt/floe/floe.jar
+USER 10001:10001
+WORKDIR /var/lib/floe
+# Kafka Streams state lives here: mount a volume (the Kubernetes manifests use a PVC).
+VOLUME /var/lib/floe
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError"
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
+    CMD curl -fsS http://localhost:8080/health/live || exit 1
+ENTRYPOINT ["java", "-jar", "/opt/floe/floe.jar"]
+CMD ["run", "--config", "/etc/floe/floe.properties"]
