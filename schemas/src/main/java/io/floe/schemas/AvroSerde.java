@@ -64,6 +64,16 @@ public final class AvroSerde<T extends SpecificRecord>
     if (data == null) {
       return null;
     }
+    if (data.length >= 5 && data[0] == 0) {
+      throw new SerializationException(
+          "Cannot decode "
+              + type.getSimpleName()
+              + " from topic "
+              + topic
+              + ": the record is in the Schema Registry wire format (schema id "
+              + ByteBuffer.wrap(data, 1, 4).getInt()
+              + ") but no schema.registry.url is configured");
+    }
     try {
       return decoder.decode(data);
     } catch (IOException | AvroRuntimeException e) {

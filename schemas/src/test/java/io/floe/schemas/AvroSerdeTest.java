@@ -28,7 +28,7 @@ class AvroSerdeTest {
 
   @Test
   void shouldRoundTripTableCommittedWithAndWithoutOptionalFields() {
-    AvroSerde<TableCommitted> serde = FloeSerdes.tableCommitted();
+    AvroSerde<TableCommitted> serde = AvroSerde.of(TableCommitted.class);
     TableCommitted full =
         TableCommitted.newBuilder()
             .setCatalog("lake")
@@ -50,7 +50,7 @@ class AvroSerdeTest {
 
   @Test
   void shouldRoundTripSnapshotEvent() {
-    AvroSerde<SnapshotEvent> serde = FloeSerdes.snapshotEvent();
+    AvroSerde<SnapshotEvent> serde = AvroSerde.of(SnapshotEvent.class);
     SnapshotEvent event =
         SnapshotEvent.newBuilder()
             .setTable(TRADES)
@@ -73,7 +73,7 @@ class AvroSerdeTest {
 
   @Test
   void shouldRoundTripRefreshEvent() {
-    AvroSerde<RefreshEvent> serde = FloeSerdes.refreshEvent();
+    AvroSerde<RefreshEvent> serde = AvroSerde.of(RefreshEvent.class);
     RefreshEvent event =
         RefreshEvent.newBuilder()
             .setRefreshId("ohlcv_1m-3f2a-7")
@@ -110,7 +110,7 @@ class AvroSerdeTest {
 
   @Test
   void shouldPassNullThroughForTombstones() {
-    AvroSerde<TableCommitted> serde = FloeSerdes.tableCommitted();
+    AvroSerde<TableCommitted> serde = AvroSerde.of(TableCommitted.class);
 
     assertThat(serde.serialize("floe.commits", null)).isNull();
     assertThat(serde.deserialize("floe.commits", null)).isNull();
@@ -118,7 +118,7 @@ class AvroSerdeTest {
 
   @Test
   void shouldRejectBytesThatAreNotAFloeRecordNamingTypeAndTopic() {
-    AvroSerde<TableCommitted> serde = FloeSerdes.tableCommitted();
+    AvroSerde<TableCommitted> serde = AvroSerde.of(TableCommitted.class);
 
     assertThatThrownBy(() -> serde.deserialize("floe.commits", "{\"table\":\"x\"}".getBytes()))
         .isInstanceOf(SerializationException.class)
@@ -128,7 +128,7 @@ class AvroSerdeTest {
   @Test
   void shouldRejectARecordOfAnotherType() {
     byte[] snapshotBytes =
-        FloeSerdes.snapshotEvent()
+        AvroSerde.of(SnapshotEvent.class)
             .serialize(
                 "t",
                 SnapshotEvent.newBuilder()
@@ -139,14 +139,15 @@ class AvroSerdeTest {
                     .setSummary(Map.of())
                     .build());
 
-    assertThatThrownBy(() -> FloeSerdes.tableCommitted().deserialize("floe.commits", snapshotBytes))
+    assertThatThrownBy(
+            () -> AvroSerde.of(TableCommitted.class).deserialize("floe.commits", snapshotBytes))
         .isInstanceOf(SerializationException.class)
         .hasMessageContaining("TableCommitted");
   }
 
   @Test
   void shouldRoundTripViewRecord() {
-    AvroSerde<ViewRecord> serde = FloeSerdes.viewRecord();
+    AvroSerde<ViewRecord> serde = AvroSerde.of(ViewRecord.class);
     ViewRecord view =
         ViewRecord.newBuilder()
             .setName("ohlcv_1m")

@@ -74,18 +74,26 @@ public final class FloeTopology {
    * @param partitions partitions of the dirty-buckets repartition topic (and of Floe's topics)
    * @param tick how often the maintain stage starts due refreshes and collects finished ones
    * @param maxBackoff the longest wait before a failing view is retried
+   * @param serdes how record values are encoded: Avro single-object or the Schema Registry format
    */
-  public record Settings(Topics topics, int partitions, Duration tick, Duration maxBackoff) {
+  public record Settings(
+      Topics topics, int partitions, Duration tick, Duration maxBackoff, FloeSerdes serdes) {
 
     public Settings {
       Objects.requireNonNull(topics, "topics");
+      Objects.requireNonNull(serdes, "serdes");
       if (partitions < 1) {
         throw new IllegalArgumentException("partitions must be at least 1");
       }
     }
 
     public static Settings defaults() {
-      return new Settings(Topics.DEFAULTS, 1, Duration.ofMillis(200), Duration.ofMinutes(5));
+      return new Settings(
+          Topics.DEFAULTS,
+          1,
+          Duration.ofMillis(200),
+          Duration.ofMinutes(5),
+          FloeSerdes.singleObject());
     }
   }
 
@@ -96,16 +104,17 @@ public final class FloeTopology {
       RefreshExecutor refreshes,
       FloeMetrics metrics) {
     Topics topics = settings.topics();
+    FloeSerdes serdes = settings.serdes();
     StreamsBuilder builder = new StreamsBuilder();
 
     builder.addGlobalStore(
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(StoreNames.VIEWS),
                 Serdes.String(),
-                FloeSerdes.viewRecord())
+                serdes.viewRecord())
             .withLoggingDisabled(),
         topics.views(),
-        Consumed.with(Serdes.String(), FloeSerdes.viewRecord()).withName("views-source"),
+        Consumed.with(Serdes.String(), serdes.viewRecord()).withName("views-source"),
         ViewsStoreUpdater::new);
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
@@ -121,9 +130,11 @@ public final class FloeTopology {
     // resolve: commit notices -> one event per snapshot, in commit order per table.
     builder.stream(
             topics.commits(),
-            Consumed.with(Serdes.String(), FloeSerdes.tableCommitted()).withName("commits-source"))
+            Consumed.with(Serdes.String(), serdes.tableCommitted()).withName("commits-source"))
         .process(
-            () -> new ResolveSnapshotsProcessor(catalogs, metrics),
+            () ->
+                new ResolveSnapshotsProcessor(
+                    catalogs, metrics, topics.commits(), serdes.tableCommitted().serializer()),
             Named.as(ResolveSnapshotsProcessor.NAME),
             StoreNames.TABLE_CURSORS)
         .split(Named.as("resolved-"))
@@ -135,7 +146,7 @@ public final class FloeTopology {
                         .mapValues(v -> (SnapshotEvent) v, Named.as("as-snapshot-event"))
                         .to(
                             topics.snapshots(),
-                            Produced.with(Serdes.String(), FloeSerdes.snapshotEvent())
+                            Produced.with(Serdes.String(), serdes.snapshotEvent())
                                 .withName("snapshots-sink")),
                 "snapshots"))
         .defaultBranch(
@@ -153,8 +164,7 @@ public final class FloeTopology {
     KStream<String, DirtyUpdate> requests =
         builder.stream(
                 topics.requests(),
-                Consumed.with(Serdes.String(), FloeSerdes.viewCommand())
-                    .withName("requests-source"))
+                Consumed.with(Serdes.String(), serdes.viewCommand()).withName("requests-source"))
             .filter((view, command) -> view != null && command != null, Named.as("valid-requests"))
             .mapValues(
                 command ->
@@ -165,8 +175,7 @@ public final class FloeTopology {
     KStream<String, Object> maintained =
         builder.stream(
                 topics.snapshots(),
-                Consumed.with(Serdes.String(), FloeSerdes.snapshotEvent())
-                    .withName("snapshots-source"))
+                Consumed.with(Serdes.String(), serdes.snapshotEvent()).withName("snapshots-source"))
             .process(
                 () -> new DetectDirtyBucketsProcessor(catalogs),
                 Named.as(DetectDirtyBucketsProcessor.NAME))
@@ -198,7 +207,7 @@ public final class FloeTopology {
                         .mapValues(v -> (RefreshEvent) v, Named.as("as-refresh-event"))
                         .to(
                             topics.refreshes(),
-                            Produced.with(Serdes.String(), FloeSerdes.refreshEvent())
+                            Produced.with(Serdes.String(), serdes.refreshEvent())
                                 .withName("refreshes-sink")),
                 "refreshes"))
         .defaultBranch(
@@ -208,7 +217,7 @@ public final class FloeTopology {
                         .mapValues(v -> (TableCommitted) v, Named.as("as-target-commit"))
                         .to(
                             topics.commits(),
-                            Produced.with(Serdes.String(), FloeSerdes.tableCommitted())
+                            Produced.with(Serdes.String(), serdes.tableCommitted())
                                 .withName("target-commits-sink")),
                 "target-commits"));
 

@@ -44,6 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FloeTopologyTest {
 
+  private static final FloeSerdes SERDES = FloeSerdes.singleObject();
+
   private static final String OHLCV =
       """
       SELECT symbol, date_trunc('minute', ts) AS minute_ts,
@@ -89,19 +91,21 @@ class FloeTopologyTest {
     FloeTopology.Topics topics = FloeTopology.Topics.DEFAULTS;
     commits =
         driver.createInputTopic(
-            topics.commits(), Serdes.String().serializer(), FloeSerdes.tableCommitted());
+            topics.commits(), Serdes.String().serializer(), SERDES.tableCommitted().serializer());
     views =
         driver.createInputTopic(
-            topics.views(), Serdes.String().serializer(), FloeSerdes.viewRecord());
+            topics.views(), Serdes.String().serializer(), SERDES.viewRecord().serializer());
     refreshes =
         driver.createOutputTopic(
-            topics.refreshes(), Serdes.String().deserializer(), FloeSerdes.refreshEvent());
+            topics.refreshes(),
+            Serdes.String().deserializer(),
+            SERDES.refreshEvent().deserializer());
     dlq =
         driver.createOutputTopic(
             topics.dlq(), Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
     requests =
         driver.createInputTopic(
-            topics.requests(), Serdes.String().serializer(), FloeSerdes.viewCommand());
+            topics.requests(), Serdes.String().serializer(), SERDES.viewCommand().serializer());
   }
 
   private void request(String view, io.floe.schemas.ViewCommandType command) {
@@ -266,7 +270,7 @@ class FloeTopologyTest {
         .isEqualTo("unknown catalog 'warehouse' (configured: lake)");
     assertThat(header(letters.get(0), DeadLetters.ORIGIN)).startsWith("floe.commits-0@");
     TableCommitted original =
-        FloeSerdes.tableCommitted().deserialize("floe.dlq", letters.get(0).value());
+        SERDES.tableCommitted().deserializer().deserialize("floe.dlq", letters.get(0).value());
     assertThat(original.getTable()).isEqualTo("nope");
   }
 

@@ -1,5 +1,6 @@
 package io.floe.app.config;
 
+import io.floe.schemas.FloeSerdes;
 import io.floe.topology.FloeTopology;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -208,6 +209,7 @@ public final class FloeConfig extends AbstractConfig {
               "How often, in milliseconds, due refreshes start and finished ones are collected.");
 
   private final Path baseDirectory;
+  private FloeSerdes serdes;
 
   private FloeConfig(Map<String, String> properties, Path baseDirectory) {
     super(DEFINITION, properties, resolverProps(properties), false);
@@ -322,7 +324,23 @@ public final class FloeConfig extends AbstractConfig {
         topics(),
         getInt(TOPIC_PARTITIONS),
         Duration.ofMillis(getLong(MAINTAIN_TICK_MS)),
-        Duration.ofMillis(getLong(REFRESH_MAX_BACKOFF_MS)));
+        Duration.ofMillis(getLong(REFRESH_MAX_BACKOFF_MS)),
+        serdes());
+  }
+
+  /**
+   * How Floe's topic values are encoded: the Schema Registry wire format when {@code
+   * schema.registry.url} is set, else Avro single-object encoding.
+   */
+  public synchronized FloeSerdes serdes() {
+    if (serdes == null) {
+      try {
+        serdes = FloeSerdes.fromConfig(originals());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(e.getMessage());
+      }
+    }
+    return serdes;
   }
 
   /** The views file, resolved against the configuration's directory, or null. */

@@ -1,7 +1,6 @@
 package io.floe.app.demo;
 
 import io.floe.app.config.FloeConfig;
-import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import java.io.PrintWriter;
@@ -44,7 +43,7 @@ final class RefreshLog implements AutoCloseable {
     settings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     this.consumer =
         new KafkaConsumer<>(
-            settings, new StringDeserializer(), FloeSerdes.refreshEvent().deserializer());
+            settings, new StringDeserializer(), config.serdes().refreshEvent().deserializer());
     consumer.subscribe(List.of(config.topics().refreshes()));
     this.thread = new Thread(this::run, "floe-demo-log");
     thread.setDaemon(true);

@@ -2,7 +2,6 @@ package io.floe.app.service;
 
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
-import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.InvalidViewException;
@@ -52,7 +51,7 @@ public final class CatalogWatcher implements AutoCloseable {
     settings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     this.views =
         new KafkaConsumer<>(
-            settings, new StringDeserializer(), FloeSerdes.viewRecord().deserializer());
+            settings, new StringDeserializer(), config.serdes().viewRecord().deserializer());
     List<TopicPartition> partitions = new ArrayList<>();
     views
         .partitionsFor(config.topics().views(), Duration.ofSeconds(30))

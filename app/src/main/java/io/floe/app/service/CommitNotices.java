@@ -1,7 +1,6 @@
 package io.floe.app.service;
 
 import io.floe.app.config.FloeConfig;
-import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.TableCommitted;
 import io.floe.topology.view.TableName;
 import java.time.Instant;
@@ -29,7 +28,7 @@ public final class CommitNotices implements AutoCloseable {
     producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
     this.producer =
         new KafkaProducer<>(
-            producerConfig, new StringSerializer(), FloeSerdes.tableCommitted().serializer());
+            producerConfig, new StringSerializer(), config.serdes().tableCommitted().serializer());
     this.topic = config.topics().commits();
     this.producerName = producerName;
   }

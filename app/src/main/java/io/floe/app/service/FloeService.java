@@ -73,7 +73,7 @@ public final class FloeService implements AutoCloseable {
       TopicSetup.ensure(admin, config);
     }
     publishViewsFile();
-    commands = new ViewCommands(config.clientProperties(), config.topics());
+    commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
     Properties streamsProperties = config.streamsProperties();
     if (config.getBoolean(FloeConfig.HTTP_ENABLED)) {
       http =
@@ -120,7 +120,8 @@ public final class FloeService implements AutoCloseable {
       watcher =
           new ViewsFileWatcher(
               file,
-              new ViewsPublisher(config.clientProperties(), config.topics().views()),
+              new ViewsPublisher(
+                  config.clientProperties(), config.topics().views(), config.serdes()),
               catalogs);
       watcher.start(Duration.ofMillis(reload));
     }
@@ -142,7 +143,7 @@ public final class FloeService implements AutoCloseable {
       return;
     }
     List<ViewDefinition> views = ViewsFile.load(file);
-    new ViewsPublisher(config.clientProperties(), config.topics().views())
+    new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes())
         .publish(views, catalogs.schemaLookup());
   }
 

@@ -25,19 +25,24 @@ public final class ViewCommands implements AutoCloseable {
 
   private final KafkaProducer<String, byte[]> producer;
   private final FloeTopology.Topics topics;
+  private final FloeSerdes serdes;
 
-  public ViewCommands(Map<String, Object> clients, FloeTopology.Topics topics) {
+  public ViewCommands(Map<String, Object> clients, FloeTopology.Topics topics, FloeSerdes serdes) {
     Map<String, Object> config = new HashMap<>(clients);
     config.put(ProducerConfig.ACKS_CONFIG, "all");
     config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     this.producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
     this.topics = topics;
+    this.serdes = serdes;
   }
 
   /** Publishes a definition; {@code origin} is "api" or "file". */
   public void define(ViewDefinition view, String origin) throws InterruptedException {
     ViewRecord record = StoredView.toRecord(view, origin, Instant.now());
-    send(topics.views(), view.name(), FloeSerdes.viewRecord().serialize(topics.views(), record));
+    send(
+        topics.views(),
+        view.name(),
+        serdes.viewRecord().serializer().serialize(topics.views(), record));
   }
 
   /** Deletes a view: it is no longer maintained; its target table stays. */
@@ -54,7 +59,10 @@ public final class ViewCommands implements AutoCloseable {
             .setRequestedAt(Instant.now())
             .setRequestedBy(requestedBy)
             .build();
-    send(topics.requests(), view, FloeSerdes.viewCommand().serialize(topics.requests(), command));
+    send(
+        topics.requests(),
+        view,
+        serdes.viewCommand().serializer().serialize(topics.requests(), command));
   }
 
   private void send(String topic, String key, byte[] value) throws InterruptedException {

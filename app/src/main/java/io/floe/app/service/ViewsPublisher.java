@@ -39,10 +39,12 @@ public final class ViewsPublisher {
 
   private final Map<String, Object> clients;
   private final String topic;
+  private final FloeSerdes serdes;
 
-  public ViewsPublisher(Map<String, Object> clients, String topic) {
+  public ViewsPublisher(Map<String, Object> clients, String topic, FloeSerdes serdes) {
     this.clients = clients;
     this.topic = topic;
+    this.serdes = serdes;
   }
 
   /** What a publication did. */
@@ -62,7 +64,7 @@ public final class ViewsPublisher {
     producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     try (KafkaProducer<String, ViewRecord> producer =
         new KafkaProducer<>(
-            producerConfig, new StringSerializer(), FloeSerdes.viewRecord().serializer())) {
+            producerConfig, new StringSerializer(), serdes.viewRecord().serializer())) {
       for (ValidatedView view : checked) {
         String name = view.definition().name();
         if (!view.isValid() && !view.sourceMissing()) {
@@ -114,7 +116,7 @@ public final class ViewsPublisher {
     Map<String, ViewRecord> views = new HashMap<>();
     try (KafkaConsumer<String, ViewRecord> consumer =
         new KafkaConsumer<>(
-            consumerConfig, new StringDeserializer(), FloeSerdes.viewRecord().deserializer())) {
+            consumerConfig, new StringDeserializer(), serdes.viewRecord().deserializer())) {
       List<TopicPartition> partitions =
           consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
               .map(p -> new TopicPartition(topic, p.partition()))

@@ -49,6 +49,8 @@ final class FloeHarness implements AutoCloseable {
   private final IcebergFixture lake;
   private final String prefix = "t" + UUID.randomUUID().toString().substring(0, 8);
   private final List<FloeService> services = new ArrayList<>();
+  private final Map<String, String> settings;
+  private final FloeSerdes serdes;
   private final KafkaProducer<String, Object> producer;
   private final KafkaConsumer<String, RefreshEvent> refreshes;
   private final List<RefreshEvent> events = new ArrayList<>();
@@ -59,8 +61,18 @@ final class FloeHarness implements AutoCloseable {
 
   /** A harness over a catalog of any type, configured in Floe with the same properties. */
   FloeHarness(Path dir, IcebergFixture lake) {
+    this(dir, lake, Map.of());
+  }
+
+  /**
+   * A harness whose instances all get {@code settings} (such as a schema registry), which its own
+   * producer and consumer follow too.
+   */
+  FloeHarness(Path dir, IcebergFixture lake, Map<String, String> settings) {
     this.dir = dir;
     this.lake = lake;
+    this.settings = Map.copyOf(settings);
+    this.serdes = FloeSerdes.fromConfig(settings);
     Map<String, Object> producerConfig = new HashMap<>();
     producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
     this.producer =
@@ -69,8 +81,11 @@ final class FloeHarness implements AutoCloseable {
             new StringSerializer(),
             (topic, value) ->
                 value instanceof ViewRecord v
-                    ? FloeSerdes.viewRecord().serialize(topic, v)
-                    : FloeSerdes.tableCommitted().serialize(topic, (TableCommitted) value));
+                    ? serdes.viewRecord().serializer().serialize(topic, v)
+                    : serdes
+                        .tableCommitted()
+                        .serializer()
+                        .serialize(topic, (TableCommitted) value));
     Map<String, Object> consumerConfig = new HashMap<>();
     consumerConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
     consumerConfig.put(ConsumerConfig.GROUP_ID_CONFIG, prefix + "-reader");
@@ -78,7 +93,7 @@ final class FloeHarness implements AutoCloseable {
     consumerConfig.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     this.refreshes =
         new KafkaConsumer<>(
-            consumerConfig, new StringDeserializer(), FloeSerdes.refreshEvent().deserializer());
+            consumerConfig, new StringDeserializer(), serdes.refreshEvent().deserializer());
     createTopics();
   }
 
@@ -146,6 +161,7 @@ final class FloeHarness implements AutoCloseable {
     p.setProperty(FloeConfig.TOPIC_PARTITIONS, "2");
     p.setProperty(FloeConfig.MAINTAIN_TICK_MS, "100");
     lake.catalogProperties().forEach((k, v) -> p.setProperty("floe.catalog.lake." + k, v));
+    settings.forEach(p::setProperty);
     extra.forEach(p::setProperty);
     Path file = dir.resolve("floe-" + instance + ".properties");
     try (var out = Files.newBufferedWriter(file)) {
@@ -219,7 +235,7 @@ final class FloeHarness implements AutoCloseable {
   /** The views on the views topic now, by name: the latest record of each, deletions applied. */
   Map<String, ViewRecord> storedViews() {
     Map<String, ViewRecord> views = new java.util.TreeMap<>();
-    try (var serde = FloeSerdes.viewRecord()) {
+    try (var serde = serdes.viewRecord()) {
       for (ConsumerRecord<String, byte[]> record : readAll("views")) {
         if (record.value() == null) {
           views.remove(record.key());
@@ -231,8 +247,8 @@ final class FloeHarness implements AutoCloseable {
     return views;
   }
 
-  /** Every committed record of one of this harness's topics, read for a few seconds. */
-  private List<ConsumerRecord<String, byte[]>> readAll(String topicName) {
+  /** Every committed record of one of this harness's topics, as bytes, read for a few seconds. */
+  List<ConsumerRecord<String, byte[]>> readAll(String topicName) {
     Map<String, Object> config = new HashMap<>();
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
     config.put(ConsumerConfig.GROUP_ID_CONFIG, prefix + "-" + topicName + "-" + System.nanoTime());

@@ -1,6 +1,5 @@
 package io.floe.topology.processor;
 
-import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
@@ -21,6 +20,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -54,13 +54,25 @@ public final class ResolveSnapshotsProcessor
   private static final Duration MAX_BACKOFF = Duration.ofMinutes(2);
 
   private final Function<String, Catalog> catalogs;
+  private final String commitsTopic;
+  private final Serializer<TableCommitted> notices;
   private final FloeMetrics metrics;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, TableCursor> cursors;
 
-  public ResolveSnapshotsProcessor(Function<String, Catalog> catalogs, FloeMetrics metrics) {
+  /**
+   * @param commitsTopic the topic notices come from, named when a dead letter is re-encoded
+   * @param notices encodes a rejected notice for the dead-letter topic
+   */
+  public ResolveSnapshotsProcessor(
+      Function<String, Catalog> catalogs,
+      FloeMetrics metrics,
+      String commitsTopic,
+      Serializer<TableCommitted> notices) {
     this.catalogs = catalogs;
     this.metrics = metrics;
+    this.commitsTopic = commitsTopic;
+    this.notices = notices;
   }
 
   @Override
@@ -100,7 +112,7 @@ public final class ResolveSnapshotsProcessor
 
   private void deadLetter(Record<String, TableCommitted> record, String reason) {
     metrics.deadLettered(NAME, reason);
-    byte[] bytes = FloeSerdes.tableCommitted().serialize("floe.commits", record.value());
+    byte[] bytes = notices.serialize(commitsTopic, record.value());
     context.forward(DeadLetters.of(context, NAME, record, bytes, reason));
   }
 
