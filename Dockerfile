@@ -10,9 +10,11 @@ WORKDIR /src
 COPY pom.xml ./
 COPY schemas/pom.xml schemas/
 COPY topology/pom.xml topology/
+COPY reporter/pom.xml reporter/
 COPY app/pom.xml app/
 COPY schemas/src schemas/src
 COPY topology/src topology/src
+COPY reporter/src reporter/src
 COPY app/src app/src
 RUN --mount=type=cache,target=/root/.m2 mvn -B -ntp -DskipTests package
 
@@ -26,6 +28,8 @@ RUN apt-get update \
     && mkdir -p /var/lib/floe /etc/floe \
     && chown floe:floe /var/lib/floe
 COPY --from=build /src/app/target/floe.jar /opt/floe/floe.jar
+# The writer-side commit reporter, for writers to take from the image (see the README).
+COPY --from=build /src/reporter/target/floe-iceberg-reporter.jar /opt/floe/floe-iceberg-reporter.jar
 USER 10001:10001
 WORKDIR /var/lib/floe
 # Kafka Streams state lives here: mount a volume (the Kubernetes manifests use a PVC).

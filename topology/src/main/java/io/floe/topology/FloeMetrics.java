@@ -17,6 +17,14 @@ public interface FloeMetrics {
   /** A snapshot of {@code table} was published to floe.snapshots. */
   default void snapshotPublished(String table) {}
 
+  /**
+   * A record of an event topic was read.
+   *
+   * @param format avro, lakekeeper, s3, json or unknown
+   * @param outcome notice, ignored or dead-lettered
+   */
+  default void commitEventIngested(String format, String outcome) {}
+
   /** A record went to the dead-letter topic. */
   default void deadLettered(String processor, String reason) {}
 

@@ -6,6 +6,7 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewCommandType;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
+import io.floe.topology.processor.IngestCommitEventsProcessor;
 import io.floe.topology.processor.MaintainViewProcessor;
 import io.floe.topology.processor.ResolveSnapshotsProcessor;
 import io.floe.topology.processor.ViewsStoreUpdater;
@@ -16,6 +17,7 @@ import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.TableCursor;
 import io.floe.topology.store.ViewState;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import org.apache.iceberg.catalog.Catalog;
@@ -68,6 +70,22 @@ public final class FloeTopology {
   }
 
   /**
+   * Topics of commit events Floe does not produce itself (Lakekeeper CloudEvents, S3 bucket
+   * notifications, notices of writers' metrics reporters), normalized onto floe.commits.
+   *
+   * @param topics the topics; none for no ingest stage
+   * @param lakekeeperCatalog the Floe catalog Lakekeeper's events refer to, or null
+   */
+  public record Events(List<String> topics, String lakekeeperCatalog) {
+
+    public static final Events NONE = new Events(List.of(), null);
+
+    public Events {
+      topics = List.copyOf(topics);
+    }
+  }
+
+  /**
    * What the topology is built with.
    *
    * @param topics topic names
@@ -75,13 +93,20 @@ public final class FloeTopology {
    * @param tick how often the maintain stage starts due refreshes and collects finished ones
    * @param maxBackoff the longest wait before a failing view is retried
    * @param serdes how record values are encoded: Avro single-object or the Schema Registry format
+   * @param events the topics of commit events in other formats, and how to read them
    */
   public record Settings(
-      Topics topics, int partitions, Duration tick, Duration maxBackoff, FloeSerdes serdes) {
+      Topics topics,
+      int partitions,
+      Duration tick,
+      Duration maxBackoff,
+      FloeSerdes serdes,
+      Events events) {
 
     public Settings {
       Objects.requireNonNull(topics, "topics");
       Objects.requireNonNull(serdes, "serdes");
+      events = events == null ? Events.NONE : events;
       if (partitions < 1) {
         throw new IllegalArgumentException("partitions must be at least 1");
       }
@@ -93,7 +118,8 @@ public final class FloeTopology {
           1,
           Duration.ofMillis(200),
           Duration.ofMinutes(5),
-          FloeSerdes.singleObject());
+          FloeSerdes.singleObject(),
+          Events.NONE);
     }
   }
 
@@ -126,6 +152,43 @@ public final class FloeTopology {
             Stores.persistentKeyValueStore(StoreNames.VIEW_STATE),
             Serdes.String(),
             JsonSerde.of(ViewState.class)));
+
+    // ingest: commit events of other shapes -> notices on floe.commits, keyed by table.
+    if (!settings.events().topics().isEmpty()) {
+      builder.stream(
+              settings.events().topics(),
+              Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("events-source"))
+          .process(
+              () ->
+                  new IngestCommitEventsProcessor(
+                      serdes.tableCommitted().deserializer(),
+                      settings.events().lakekeeperCatalog(),
+                      catalogs,
+                      metrics),
+              Named.as(IngestCommitEventsProcessor.NAME))
+          .split(Named.as("ingested-"))
+          .branch(
+              (table, value) -> value instanceof TableCommitted,
+              Branched.withConsumer(
+                  notices ->
+                      notices
+                          .mapValues(v -> (TableCommitted) v, Named.as("as-ingested-notice"))
+                          .to(
+                              topics.commits(),
+                              Produced.with(Serdes.String(), serdes.tableCommitted())
+                                  .withName("ingested-commits-sink")),
+                  "notices"))
+          .defaultBranch(
+              Branched.withConsumer(
+                  deadLetters ->
+                      deadLetters
+                          .mapValues(v -> (byte[]) v, Named.as("as-ingest-dead-letter"))
+                          .to(
+                              topics.dlq(),
+                              Produced.with(Serdes.String(), Serdes.ByteArray())
+                                  .withName("ingest-dlq-sink")),
+                  "dead-letters"));
+    }
 
     // resolve: commit notices -> one event per snapshot, in commit order per table.
     builder.stream(

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.iceberg.Table;
 import org.apache.kafka.common.serialization.Serdes;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FloeTopologyTest {
 
   private static final FloeSerdes SERDES = FloeSerdes.singleObject();
+  private static final String EVENTS = "lakekeeper-events";
 
   private static final String OHLCV =
       """
@@ -71,6 +73,7 @@ class FloeTopologyTest {
   private TestOutputTopic<String, RefreshEvent> refreshes;
   private TestOutputTopic<String, byte[]> dlq;
   private TestInputTopic<String, io.floe.schemas.ViewCommand> requests;
+  private TestInputTopic<String, byte[]> events;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -85,7 +88,16 @@ class FloeTopologyTest {
     driver =
         new TopologyTestDriver(
             FloeTopology.build(
-                FloeTopology.Settings.defaults(), this::catalog, executor, FloeMetrics.NONE),
+                new FloeTopology.Settings(
+                    FloeTopology.Topics.DEFAULTS,
+                    1,
+                    Duration.ofMillis(200),
+                    Duration.ofMinutes(5),
+                    SERDES,
+                    new FloeTopology.Events(List.of(EVENTS), "lake")),
+                this::catalog,
+                executor,
+                FloeMetrics.NONE),
             config,
             Instant.parse("2026-04-08T12:00:00Z"));
     FloeTopology.Topics topics = FloeTopology.Topics.DEFAULTS;
@@ -106,6 +118,9 @@ class FloeTopologyTest {
     requests =
         driver.createInputTopic(
             topics.requests(), Serdes.String().serializer(), SERDES.viewCommand().serializer());
+    events =
+        driver.createInputTopic(
+            EVENTS, Serdes.String().serializer(), Serdes.ByteArray().serializer());
   }
 
   private void request(String view, io.floe.schemas.ViewCommandType command) {
@@ -374,6 +389,67 @@ class FloeTopologyTest {
     assertThat(states.get("ohlcv_1m").recent())
         .extracting(ViewState.LastRefresh::mode)
         .endsWith("INCREMENTAL", "FULL");
+  }
+
+  /** A Lakekeeper CloudEvent, binary mode, as its Kafka sink writes it. */
+  private void lakekeeperEvent(String type, String namespace, String table) {
+    org.apache.kafka.common.header.internals.RecordHeaders headers =
+        new org.apache.kafka.common.header.internals.RecordHeaders();
+    Map.of(
+            "ce_specversion",
+            "1.0",
+            "ce_id",
+            java.util.UUID.randomUUID().toString(),
+            "ce_source",
+            "uri:iceberg-catalog-service:test",
+            "ce_type",
+            type,
+            "ce_tabular-type",
+            "table",
+            "ce_name",
+            table,
+            "ce_namespace",
+            namespace)
+        .forEach((k, v) -> headers.add(k, v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    events.pipeInput(
+        new org.apache.kafka.streams.test.TestRecord<>(
+            "tabular-id",
+            "{\"updates\":[]}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            headers));
+  }
+
+  @Test
+  void shouldFollowCommitsAnnouncedAsLakekeeperEventsAndDeadLetterUnknownFormats() {
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    defineView("ohlcv_1m", OHLCV);
+    idle(Duration.ofSeconds(1));
+    assertThat(events()).hasSize(1);
+
+    long s2 =
+        lake.append(trades, List.of(lake.trade("MSFT", "2026-04-08T10:07:00Z", 99.0, 2L, "S")));
+    lakekeeperEvent("updateTable", "market", "trades");
+    idle(Duration.ofSeconds(2));
+
+    List<RefreshEvent> refreshed = events();
+    assertThat(refreshed).hasSize(1);
+    assertThat(refreshed.get(0).getMode()).isEqualTo(RefreshMode.INCREMENTAL);
+    assertThat(refreshed.get(0).getSourceSnapshotId()).isEqualTo(s2);
+    OracleAssertions.assertMatches(target("ohlcv_1m"), trades, s2, OHLCV);
+
+    // Events that change no data are dropped; records of an unknown format are dead-lettered.
+    lakekeeperEvent("dropView", "market", "trades");
+    events.pipeInput(
+        "k", "{\"hello\":\"world\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    idle(Duration.ofSeconds(1));
+    assertThat(events()).isEmpty();
+    List<org.apache.kafka.streams.test.TestRecord<String, byte[]>> letters =
+        dlq.readRecordsToList();
+    assertThat(letters).hasSize(1);
+    assertThat(
+            new String(
+                letters.get(0).headers().lastHeader(DeadLetters.REASON).value(),
+                java.nio.charset.StandardCharsets.UTF_8))
+        .contains("neither a CloudEvent nor an S3 event");
   }
 
   @Test

@@ -5,7 +5,9 @@ import io.floe.topology.FloeTopology;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -39,6 +41,8 @@ public final class FloeConfig extends AbstractConfig {
   public static final String TOPIC_VIEWS = "floe.topic.views";
   public static final String TOPIC_REQUESTS = "floe.topic.requests";
   public static final String TOPIC_DLQ = "floe.topic.dlq";
+  public static final String EVENTS_TOPICS = "floe.events.topics";
+  public static final String EVENTS_LAKEKEEPER_CATALOG = "floe.events.lakekeeper.catalog";
   public static final String VIEWS_RELOAD_INTERVAL_MS = "floe.views.reload-interval.ms";
   public static final String HTTP_ENABLED = "floe.http.enabled";
   public static final String HTTP_HOST = "floe.http.host";
@@ -170,6 +174,23 @@ public final class FloeConfig extends AbstractConfig {
               Importance.MEDIUM,
               "Dead-letter topic: undecodable records and notices about unknown tables, with the"
                   + " reason in headers.")
+          .define(
+              EVENTS_TOPICS,
+              Type.LIST,
+              "",
+              Importance.MEDIUM,
+              "Topics of commit events in other formats, normalized onto the commits topic:"
+                  + " Lakekeeper CloudEvents, S3 or MinIO bucket notifications (a new"
+                  + " *.metadata.json under a view source's location), and notices from the"
+                  + " Iceberg metrics reporter. Records in an unknown format go to the dead-letter"
+                  + " topic.")
+          .define(
+              EVENTS_LAKEKEEPER_CATALOG,
+              Type.STRING,
+              null,
+              Importance.LOW,
+              "The catalog (floe.catalog.<name>) through which Lakekeeper's tables are read, for"
+                  + " its CloudEvents. Default: the only catalog, when exactly one is configured.")
           .define(
               TOPIC_PARTITIONS,
               Type.INT,
@@ -325,7 +346,19 @@ public final class FloeConfig extends AbstractConfig {
         getInt(TOPIC_PARTITIONS),
         Duration.ofMillis(getLong(MAINTAIN_TICK_MS)),
         Duration.ofMillis(getLong(REFRESH_MAX_BACKOFF_MS)),
-        serdes());
+        serdes(),
+        new FloeTopology.Events(getList(EVENTS_TOPICS), lakekeeperCatalog()));
+  }
+
+  /** The catalog Lakekeeper's events refer to: as configured, or the only catalog. */
+  private String lakekeeperCatalog() {
+    String configured = getString(EVENTS_LAKEKEEPER_CATALOG);
+    if (configured != null) {
+      return configured;
+    }
+    List<String> names = new ArrayList<>();
+    catalogs().names().forEach(names::add);
+    return names.size() == 1 ? names.get(0) : null;
   }
 
   /**

@@ -84,6 +84,11 @@ public final class FloeMeters implements FloeMetrics {
   }
 
   @Override
+  public void commitEventIngested(String format, String outcome) {
+    registry.counter("floe.events.ingested", "format", format, "outcome", outcome).increment();
+  }
+
+  @Override
   public void refreshed(String view, RefreshOutcome outcome, long durationMs, Long lagMs) {
     String mode =
         outcome.status() == RefreshOutcome.Status.TARGET_AHEAD

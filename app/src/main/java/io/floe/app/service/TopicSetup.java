@@ -35,13 +35,18 @@ final class TopicSetup {
       throw new IllegalStateException("Cannot list Kafka topics: " + e.getCause().getMessage(), e);
     }
     List<NewTopic> missing = new ArrayList<>();
-    for (String topic :
-        List.of(
-            topics.commits(),
-            topics.snapshots(),
-            topics.refreshes(),
-            topics.requests(),
-            topics.dlq())) {
+    List<String> plain =
+        new ArrayList<>(
+            List.of(
+                topics.commits(),
+                topics.snapshots(),
+                topics.refreshes(),
+                topics.requests(),
+                topics.dlq()));
+    // Event topics usually belong to their producers; create them only so that Floe can start
+    // first.
+    plain.addAll(config.topologySettings().events().topics());
+    for (String topic : plain) {
       if (!existing.contains(topic)) {
         missing.add(new NewTopic(topic, Optional.of(partitions), replicationFactor));
       }

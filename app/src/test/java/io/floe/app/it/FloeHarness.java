@@ -216,6 +216,12 @@ final class FloeHarness implements AutoCloseable {
 
   /** Sends raw bytes to a topic, as a misbehaving producer would. */
   void sendRaw(String topicName, String key, byte[] value) throws Exception {
+    sendRaw(topicName, key, value, Map.of());
+  }
+
+  /** Sends raw bytes with headers to a topic, as another system's event sink would. */
+  void sendRaw(String topicName, String key, byte[] value, Map<String, String> headers)
+      throws Exception {
     Map<String, Object> config = new HashMap<>();
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka().bootstrapServers());
     try (KafkaProducer<String, byte[]> raw =
@@ -223,13 +229,26 @@ final class FloeHarness implements AutoCloseable {
             config,
             new StringSerializer(),
             new org.apache.kafka.common.serialization.ByteArraySerializer())) {
-      raw.send(new ProducerRecord<>(topic(topicName), key, value)).get();
+      ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic(topicName), key, value);
+      headers.forEach(
+          (name, header) ->
+              record.headers().add(name, header.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      raw.send(record).get();
     }
   }
 
   /** Every record on the dead-letter topic so far. */
   List<ConsumerRecord<String, byte[]>> deadLetters() {
     return readAll("dlq");
+  }
+
+  /** Every commit notice on the commits topic so far. */
+  List<TableCommitted> commitNotices() {
+    try (var serde = serdes.tableCommitted()) {
+      return readAll("commits").stream()
+          .map(r -> serde.deserializer().deserialize(r.topic(), r.value()))
+          .toList();
+    }
   }
 
   /** The views on the views topic now, by name: the latest record of each, deletions applied. */

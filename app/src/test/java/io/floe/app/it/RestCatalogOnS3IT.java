@@ -1,14 +1,22 @@
 package io.floe.app.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.floe.app.config.FloeConfig;
 import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.rest.EmbeddedRestCatalog;
 import org.gaul.s3proxy.S3Proxy;
@@ -90,6 +98,54 @@ class RestCatalogOnS3IT {
     lake.deleteByPosition(trades, r -> "MSFT".equals(r.getField("symbol")));
     floe.announce("lake.market.trades");
     floe.awaitOracle(view, trades);
+  }
+
+  @Test
+  void shouldRefreshOnMinioNotificationsOfNewTableMetadata() throws Exception {
+    IcebergFixture lake = floe.lake();
+    Table trades = lake.createTrades("market", "trades");
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    ViewDefinition view = FloeHarness.view("bars", FloeServiceIT.OHLCV_1M);
+    floe.start("a", Map.of(FloeConfig.EVENTS_TOPICS, floe.topic("minio")));
+    floe.define(view);
+    floe.awaitOracle(view, trades);
+
+    lake.append(trades, List.of(lake.trade("MSFT", "2026-04-08T10:07:00Z", 99.0, 7L, "S")));
+    String metadata =
+        ((HasTableOperations) lake.load("market", "trades"))
+            .operations()
+            .current()
+            .metadataFileLocation();
+    floe.sendRaw("minio", null, minioObjectCreated(metadata));
+    floe.awaitOracle(view, trades);
+    assertThat(floe.commitNotices())
+        .filteredOn(n -> n.getTable().equals("trades"))
+        .singleElement()
+        .satisfies(
+            n -> {
+              assertThat(n.getProducer()).isEqualTo("s3-notification");
+              assertThat(n.getMetadataLocation()).isEqualTo(metadata);
+            });
+  }
+
+  /**
+   * MinIO's Kafka notification of a new object at {@code location} ({@code s3://bucket/key}), made
+   * from a recorded one.
+   */
+  private static byte[] minioObjectCreated(String location) throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode event;
+    try (var in = RestCatalogOnS3IT.class.getResourceAsStream("/events/minio-put-metadata.json")) {
+      event = (ObjectNode) json.readTree(in);
+    }
+    String bucketAndKey = location.substring("s3://".length());
+    String bucket = bucketAndKey.substring(0, bucketAndKey.indexOf('/'));
+    String key = bucketAndKey.substring(bucket.length() + 1);
+    event.put("Key", bucketAndKey);
+    ObjectNode s3 = (ObjectNode) event.at("/Records/0/s3");
+    ((ObjectNode) s3.get("bucket")).put("name", bucket);
+    ((ObjectNode) s3.get("object")).put("key", URLEncoder.encode(key, StandardCharsets.UTF_8));
+    return json.writeValueAsBytes(event);
   }
 
   private static int freePort() throws Exception {

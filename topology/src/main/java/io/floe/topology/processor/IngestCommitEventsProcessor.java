@@ -1,0 +1,100 @@
+package io.floe.topology.processor;
+
+import io.floe.schemas.TableCommitted;
+import io.floe.schemas.ViewRecord;
+import io.floe.topology.FloeMetrics;
+import io.floe.topology.ingest.CommitEventDecoder;
+import io.floe.topology.ingest.Decoded;
+import io.floe.topology.ingest.WatchedTableLocations;
+import io.floe.topology.store.StoreNames;
+import io.floe.topology.view.TableName;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * ingest: turns the records of the event topics (Lakekeeper CloudEvents, S3 notifications, Floe's
+ * own notices) into commit notices keyed by table, for floe.commits. Unrecognized records go to the
+ * dead-letter topic with the reason; recognized events that change no watched table are counted and
+ * dropped.
+ */
+public final class IngestCommitEventsProcessor
+    implements Processor<byte[], byte[], String, Object> {
+
+  public static final String NAME = "ingest";
+  private static final Logger LOG = LoggerFactory.getLogger(IngestCommitEventsProcessor.class);
+
+  private final Deserializer<TableCommitted> notices;
+  private final String lakekeeperCatalog;
+  private final Function<String, Catalog> catalogs;
+  private final FloeMetrics metrics;
+  private ProcessorContext<String, Object> context;
+  private CommitEventDecoder decoder;
+
+  public IngestCommitEventsProcessor(
+      Deserializer<TableCommitted> notices,
+      String lakekeeperCatalog,
+      Function<String, Catalog> catalogs,
+      FloeMetrics metrics) {
+    this.notices = notices;
+    this.lakekeeperCatalog = lakekeeperCatalog;
+    this.catalogs = catalogs;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Object> context) {
+    this.context = context;
+    ReadOnlyKeyValueStore<String, ViewRecord> views = context.getStateStore(StoreNames.VIEWS);
+    this.decoder =
+        new CommitEventDecoder(
+            notices, lakekeeperCatalog, new WatchedTableLocations(() -> all(views), catalogs));
+  }
+
+  private static List<ViewRecord> all(ReadOnlyKeyValueStore<String, ViewRecord> views) {
+    List<ViewRecord> records = new ArrayList<>();
+    try (KeyValueIterator<String, ViewRecord> it = views.all()) {
+      it.forEachRemaining(entry -> records.add(entry.value));
+    }
+    return records;
+  }
+
+  @Override
+  public void process(Record<byte[], byte[]> record) {
+    String topic = context.recordMetadata().map(m -> m.topic()).orElse("events");
+    Decoded decoded =
+        decoder.decode(
+            topic,
+            record.headers(),
+            record.value(),
+            Instant.ofEpochMilli(context.currentSystemTimeMs()));
+    if (decoded instanceof Decoded.Notices n) {
+      metrics.commitEventIngested(n.format(), "notice");
+      for (TableCommitted notice : n.notices()) {
+        String table =
+            new TableName(notice.getCatalog(), notice.getNamespace(), notice.getTable()).toString();
+        context.forward(new Record<>(table, notice, record.timestamp(), record.headers()));
+      }
+    } else if (decoded instanceof Decoded.Ignored i) {
+      metrics.commitEventIngested(i.format(), "ignored");
+      LOG.debug("Ignoring a {} event from {}: {}", i.format(), topic, i.reason());
+    } else if (decoded instanceof Decoded.Unrecognized u) {
+      metrics.commitEventIngested(u.format(), "dead-lettered");
+      metrics.deadLettered(NAME, u.reason());
+      String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+      context.forward(
+          DeadLetters.of(context, NAME, record, record.value(), u.reason()).withKey(key));
+    }
+  }
+}
