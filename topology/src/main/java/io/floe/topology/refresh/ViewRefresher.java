@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.OverwriteFiles;
@@ -215,6 +216,9 @@ public final class ViewRefresher {
     private int filesRemoved;
     private int chunksCommitted;
 
+    /** The bookmark the delta path folds appended rows onto, or null to recompute buckets. */
+    private Long deltaBase;
+
     Run(
         RefreshRequest request,
         Table source,
@@ -266,6 +270,8 @@ public final class ViewRefresher {
             RefreshOutcome.Status.TARGET_AHEAD,
             "target already reflects source snapshot " + bookmark);
       }
+
+      deltaBase = deltaBase(dirty, bookmark, inProgress);
 
       int size = view.refresh().chunkBuckets().orElse(Chunks.defaultSize(plan.granularity()));
       List<Chunks.Chunk> chunks =
@@ -420,6 +426,42 @@ public final class ViewRefresher {
       }
     }
 
+    /**
+     * The delta path (DESIGN §5): when the view is decomposable and every source snapshot since the
+     * target's bookmark only appended rows (or compacted files, which changes no row), the target
+     * rows of the dirty buckets plus the view over the appended rows alone give the new target
+     * rows, and the rest of those buckets need not be read. Returns the bookmark to fold onto, or
+     * null whenever that would not be exact: a full refresh, any other kind of snapshot, a schema
+     * change, or a chunked refresh of another snapshot left half applied (its chunks already hold
+     * some of the appended rows).
+     */
+    private Long deltaBase(DirtyBuckets dirty, String bookmark, String inProgress) {
+      if (dirty.full()
+          || bookmark == null
+          || request.forceFull()
+          || query.decomposition().isEmpty()
+          || (inProgress != null && !inProgress.startsWith(refreshId + "#"))) {
+        return null;
+      }
+      long reflected = Long.parseLong(bookmark);
+      long pinned = snapshot.snapshotId();
+      // snapshotIdsBetween walks back to the root when the bookmark is not an ancestor.
+      if (reflected == pinned || !SnapshotUtil.isAncestorOf(source, pinned, reflected)) {
+        return null;
+      }
+      boolean appended = false;
+      for (long id : SnapshotUtil.snapshotIdsBetween(source, reflected, pinned)) {
+        Snapshot between = source.snapshot(id);
+        String operation = between == null ? null : between.operation();
+        if (!DataOperations.APPEND.equals(operation) && !DataOperations.REPLACE.equals(operation)
+            || !java.util.Objects.equals(between.schemaId(), snapshot.schemaId())) {
+          return null;
+        }
+        appended |= DataOperations.APPEND.equals(operation);
+      }
+      return appended ? reflected : null;
+    }
+
     private RefreshOutcome skipped(RefreshOutcome.Status status, String reason) {
       Snapshot current = target.currentSnapshot();
       return new RefreshOutcome(
@@ -498,9 +540,12 @@ public final class ViewRefresher {
       boolean isDate = bucketType.isDate();
       Expression sourceFilter =
           BucketFilters.of(plan.bucketColumn(), isDate, chunk.ranges(), chunk.nullBucket());
-      SourceReader.Stats stats =
+      // On the delta path, only the rows appended since the bookmark.
+      SourceReader reader =
           new SourceReader(
-                  source, snapshot.snapshotId(), schema, plan.requiredColumns(), sourceFilter)
+              source, snapshot.snapshotId(), schema, plan.requiredColumns(), sourceFilter);
+      SourceReader.Stats stats =
+          (deltaBase == null ? reader : reader.appendedAfter(deltaBase))
               .read(
                   row -> {
                     if (inChunk(chunk, row[bucketPosition])) {
@@ -508,6 +553,15 @@ public final class ViewRefresher {
                     }
                   });
       List<Object[]> rows = aggregation.results();
+      int bucketOutput = outputPosition(plan.bucketOutput());
+      for (Object[] row : rows) {
+        row[bucketOutput] = toTarget(row[bucketOutput]);
+      }
+      DeltaMerger delta =
+          deltaBase == null
+              ? null
+              : new DeltaMerger(
+                  plan.outputSchema(), target.schema(), query.decomposition().orElseThrow(), rows);
 
       // 2. Rewrite the target files holding rows of those buckets, keeping the other rows.
       String operationId = chunkId.replaceAll("[^A-Za-z0-9_.-]", "_");
@@ -516,11 +570,12 @@ public final class ViewRefresher {
       long replaced = 0;
       try {
         if (startingTarget != null) {
-          replaced = rewriteTargetFiles(chunk, writer, removed);
+          replaced = rewriteTargetFiles(chunk, writer, removed, delta);
         }
-        int bucketOutput = outputPosition(plan.bucketOutput());
+        if (delta != null) {
+          rows = delta.rows();
+        }
         for (Object[] row : rows) {
-          row[bucketOutput] = toTarget(row[bucketOutput]);
           writer.writeOutputRow(row);
         }
       } catch (RuntimeException e) {
@@ -541,10 +596,11 @@ public final class ViewRefresher {
       filesAdded += added.size();
       filesRemoved += removed.size();
       LOG.info(
-          "Committed {} of view {}: target snapshot {}, source snapshot {}, buckets {}, rows written"
-              + " {}, replaced {}, source rows read {}",
+          "Committed {} of view {} ({}): target snapshot {}, source snapshot {}, buckets {}, rows"
+              + " written {}, replaced {}, source rows read {}",
           chunkId,
           view.name(),
+          mode(full),
           committed,
           snapshot.snapshotId(),
           chunk.ranges() + (chunk.nullBucket() ? " + null" : ""),
@@ -552,6 +608,11 @@ public final class ViewRefresher {
           replaced,
           stats.rowsRead());
       return committed;
+    }
+
+    /** The refresh mode recorded in target snapshot summaries and logs. */
+    private String mode(boolean full) {
+      return full ? "full" : deltaBase != null ? "delta" : "incremental";
     }
 
     private Object toTarget(Object bucket) {
@@ -578,8 +639,13 @@ public final class ViewRefresher {
       throw new IllegalStateException("no output column " + column);
     }
 
-    /** Copy-on-write: every target file overlapping the chunk is rewritten without its rows. */
-    private long rewriteTargetFiles(Chunks.Chunk chunk, TargetWriter writer, List<DataFile> removed)
+    /**
+     * Copy-on-write: every target file overlapping the chunk is rewritten without the rows the
+     * refresh replaces: all rows of the chunk's buckets, or on the delta path only those that the
+     * delta absorbed (the other groups of those buckets did not change). Returns the rows replaced.
+     */
+    private long rewriteTargetFiles(
+        Chunks.Chunk chunk, TargetWriter writer, List<DataFile> removed, DeltaMerger delta)
         throws UncheckedIOException {
       BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
       Expression filter =
@@ -610,7 +676,7 @@ public final class ViewRefresher {
                 stored == null
                     ? chunk.nullBucket()
                     : targetRanges.contains(((Number) stored).longValue());
-            if (dirty) {
+            if (dirty && (delta == null || delta.absorb(record))) {
               replaced++;
             } else {
               writer.write(record);
@@ -680,7 +746,7 @@ public final class ViewRefresher {
             .set(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(snapshot.snapshotId()))
             .set(FloeProperties.SOURCE_TABLE, plan.source().toString())
             .set(FloeProperties.REFRESH_ID, chunkId)
-            .set(FloeProperties.REFRESH_MODE, full ? "full" : "incremental");
+            .set(FloeProperties.REFRESH_MODE, mode(full));
         try {
           overwrite.commit();
           break;

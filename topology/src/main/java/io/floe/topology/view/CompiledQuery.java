@@ -39,6 +39,7 @@ public final class CompiledQuery {
   private final int sourceWidth;
   private final Comparator<Object[]> outputOrder;
   private final JavaTypeFactory typeFactory;
+  private final List<Merge> merges;
 
   private CompiledQuery(
       List<Step> before,
@@ -47,7 +48,8 @@ public final class CompiledQuery {
       List<Step> after,
       int sourceWidth,
       Comparator<Object[]> outputOrder,
-      JavaTypeFactory typeFactory) {
+      JavaTypeFactory typeFactory,
+      List<Merge> merges) {
     this.before = before;
     this.groupKeys = groupKeys;
     this.aggregates = aggregates;
@@ -55,6 +57,22 @@ public final class CompiledQuery {
     this.sourceWidth = sourceWidth;
     this.outputOrder = outputOrder;
     this.typeFactory = typeFactory;
+    this.merges = merges;
+  }
+
+  /**
+   * How one output column of a decomposable view combines the rows of the same group computed over
+   * two disjoint sets of source rows.
+   */
+  public enum Merge {
+    /** A group key: both rows hold the same value. */
+    KEY,
+    /** count, count_if, sum: the sum of both, null (no value) counting as nothing. */
+    ADD,
+    /** min, bool_and, arbitrary (which Floe evaluates as min): the smaller. */
+    MIN,
+    /** max, bool_or: the larger. */
+    MAX
   }
 
   /**
@@ -111,7 +129,77 @@ public final class CompiledQuery {
         compileSteps(above, bucketing, rexBuilder),
         plan.sourceSchema().columns().size(),
         outputOrder(plan),
-        (JavaTypeFactory) rexBuilder.getTypeFactory());
+        (JavaTypeFactory) rexBuilder.getTypeFactory(),
+        merges(aggregate, above));
+  }
+
+  /**
+   * The merge of each output column when the view is decomposable, or null: every output column is
+   * a group key or one aggregate whose value over a union of rows follows from its values over the
+   * parts, every group key is in the output, and nothing filters groups (no HAVING).
+   */
+  private static List<Merge> merges(Aggregate aggregate, List<RelNode> above) {
+    int keys = aggregate.getGroupCount();
+    List<Merge> byInput = new ArrayList<>();
+    for (int i = 0; i < keys; i++) {
+      byInput.add(Merge.KEY);
+    }
+    for (AggregateCall call : aggregate.getAggCallList()) {
+      Merge merge = mergeOf(call);
+      if (merge == null) {
+        return null;
+      }
+      byInput.add(merge);
+    }
+    if (above.isEmpty()) {
+      return List.copyOf(byInput);
+    }
+    if (above.size() != 1 || !(above.get(0) instanceof Project project)) {
+      return null;
+    }
+    List<Merge> merges = new ArrayList<>();
+    java.util.BitSet keysInOutput = new java.util.BitSet();
+    for (RexNode expression : project.getProjects()) {
+      if (!(expression instanceof org.apache.calcite.rex.RexInputRef ref)) {
+        return null;
+      }
+      merges.add(byInput.get(ref.getIndex()));
+      if (ref.getIndex() < keys) {
+        keysInOutput.set(ref.getIndex());
+      }
+    }
+    return keysInOutput.cardinality() == keys ? List.copyOf(merges) : null;
+  }
+
+  private static Merge mergeOf(AggregateCall call) {
+    if (call.isDistinct()) {
+      return null;
+    }
+    if (call.getAggregation() == TrinoOperatorTable.COUNT_IF) {
+      return Merge.ADD;
+    }
+    if (call.getAggregation() == TrinoOperatorTable.ARBITRARY) {
+      return Merge.MIN;
+    }
+    if (call.getAggregation() == TrinoOperatorTable.APPROX_DISTINCT
+        || call.getAggregation() == TrinoOperatorTable.APPROX_PERCENTILE) {
+      return null;
+    }
+    return switch (call.getAggregation().getKind()) {
+      case COUNT, SUM, SUM0 -> Merge.ADD;
+      case MIN -> Merge.MIN;
+      case MAX -> Merge.MAX;
+      default -> null;
+    };
+  }
+
+  /**
+   * How to merge each output column, when the view is decomposable (see {@link Merge}); empty
+   * otherwise. A decomposable view can fold the rows a source appended into its target rows without
+   * re-reading the rest of their buckets.
+   */
+  public java.util.Optional<List<Merge>> decomposition() {
+    return java.util.Optional.ofNullable(merges);
   }
 
   private static void requireProjectOrFilter(RelNode node) {

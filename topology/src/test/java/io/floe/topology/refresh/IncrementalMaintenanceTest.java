@@ -65,6 +65,18 @@ class IncrementalMaintenanceTest {
       FROM lake.market.trades GROUP BY 1
       """;
 
+  /** Decomposable: appends take the delta path. */
+  private static final String VOLUME =
+      """
+      SELECT side, symbol, date_trunc('hour', ts) AS hour_ts, sum(quantity) AS volume,
+             count(*) AS trades, count(side) AS sided, min(price) AS low, max(price) AS high,
+             count_if(price > 100) AS big, bool_and(quantity > 10) AS all_large,
+             bool_or(quantity > 90) AS any_huge, sum(price) AS notional, arbitrary(id) AS some_id
+      FROM lake.market.trades
+      WHERE quantity > 0
+      GROUP BY 3, 1, 2
+      """;
+
   @TempDir Path dir;
   private IcebergFixture lake;
   private Table trades;
@@ -141,7 +153,8 @@ class IncrementalMaintenanceTest {
     ViewDefinition hour = view("ohlcv_1h", OHLCV_1H);
     ViewDefinition weekly = view("weekly", WEEKLY);
     ViewDefinition monthly = view("monthly", MONTHLY);
-    List<ViewDefinition> onTrades = List.of(minute, weekly, monthly);
+    ViewDefinition volume = view("volume", VOLUME);
+    List<ViewDefinition> onTrades = List.of(minute, weekly, monthly, volume);
 
     // First run over existing data.
     lake.append(trades, randomTrades(200, "2026-04-06", 8, 18));
@@ -160,6 +173,12 @@ class IncrementalMaintenanceTest {
 
     // Compaction: no rows change.
     lake.compact(trades);
+    step(onTrades, hour);
+
+    // Several appends with a compaction between them, refreshed at once.
+    lake.append(trades, randomTrades(30, "2026-04-07", 15, 19));
+    lake.compact(trades);
+    lake.append(trades, randomTrades(30, "2026-04-08", 9, 11));
     step(onTrades, hour);
 
     // Row deletes through position and equality delete files; a group vanishes.

@@ -41,6 +41,62 @@ class CompiledQueryTest {
     return aggregation.results();
   }
 
+  private static java.util.Optional<List<CompiledQuery.Merge>> decomposition(String select)
+      throws InvalidViewException {
+    ViewPlan plan = ViewQueryBinder.bind(ViewQueryParser.parse(select), TRADES, ZoneOffset.UTC);
+    return CompiledQuery.compile(plan).decomposition();
+  }
+
+  @Test
+  void shouldKnowWhichViewsAppendedRowsCanBeFoldedInto() throws InvalidViewException {
+    assertThat(
+            decomposition(
+                "SELECT symbol, date_trunc('minute', ts) AS m, sum(quantity) AS v, count(*) AS n,"
+                    + " min(price) AS lo, max(price) AS hi, count_if(side = 'B') AS b,"
+                    + " bool_and(price > 1) AS a, bool_or(price > 9) AS o, arbitrary(side) AS s"
+                    + " FROM lake.market.trades WHERE quantity > 0 GROUP BY 1, 2"))
+        .contains(
+            List.of(
+                CompiledQuery.Merge.KEY,
+                CompiledQuery.Merge.KEY,
+                CompiledQuery.Merge.ADD,
+                CompiledQuery.Merge.ADD,
+                CompiledQuery.Merge.MIN,
+                CompiledQuery.Merge.MAX,
+                CompiledQuery.Merge.ADD,
+                CompiledQuery.Merge.MIN,
+                CompiledQuery.Merge.MAX,
+                CompiledQuery.Merge.MIN));
+    assertThat(
+            decomposition(
+                "SELECT count(*) AS n, date_trunc('hour', ts) AS h, symbol"
+                    + " FROM lake.market.trades GROUP BY 2, 3"))
+        .contains(
+            List.of(CompiledQuery.Merge.ADD, CompiledQuery.Merge.KEY, CompiledQuery.Merge.KEY));
+    for (String notDecomposable :
+        List.of(
+            "avg(price) AS x",
+            "count(DISTINCT side) AS x",
+            "min_by(price, ts) AS x",
+            "approx_distinct(side) AS x",
+            "stddev(price) AS x",
+            "sum(price) / count(*) AS x")) {
+      assertThat(
+              decomposition(
+                  "SELECT symbol, date_trunc('minute', ts) AS m, "
+                      + notDecomposable
+                      + " FROM lake.market.trades GROUP BY 1, 2"))
+          .as(notDecomposable)
+          .isEmpty();
+    }
+    assertThat(
+            decomposition(
+                "SELECT symbol, date_trunc('minute', ts) AS m, count(*) AS n"
+                    + " FROM lake.market.trades GROUP BY 1, 2 HAVING count(*) > 1"))
+        .as("HAVING")
+        .isEmpty();
+  }
+
   @Test
   void shouldComputeOhlcvBarsPerMinuteAndSymbol() throws InvalidViewException {
     List<Object[]> bars =
