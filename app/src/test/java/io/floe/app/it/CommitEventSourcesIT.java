@@ -50,6 +50,8 @@ class CommitEventSourcesIT {
 
   @TempDir Path dir;
   private FloeHarness floe;
+  private final ViewDefinition view = FloeHarness.view("volume", VOLUME);
+  private Table trades;
 
   @BeforeEach
   void setUp() {
@@ -61,15 +63,21 @@ class CommitEventSourcesIT {
     floe.close();
   }
 
-  @Test
-  void shouldRefreshWhenAWriterRunningTheCommitReporterCommits() throws Exception {
+  /** A trades table with one row, and Floe maintaining a view of it, caught up. */
+  private FloeService startWithView(Map<String, String> settings) throws Exception {
     IcebergFixture lake = floe.lake();
-    Table trades = lake.createTrades("market", "trades");
+    trades = lake.createTrades("market", "trades");
     lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
-    ViewDefinition view = FloeHarness.view("volume", VOLUME);
-    floe.start("a");
+    FloeService service = floe.start("a", settings);
     floe.define(view);
     floe.awaitOracle(view, trades);
+    return service;
+  }
+
+  @Test
+  void shouldRefreshWhenAWriterRunningTheCommitReporterCommits() throws Exception {
+    startWithView(Map.of());
+    IcebergFixture lake = floe.lake();
 
     Map<String, String> writerCatalog = new HashMap<>(lake.catalogProperties());
     writerCatalog.put("metrics-reporter-impl", ShadedJarReporter.class.getName());
@@ -105,14 +113,8 @@ class CommitEventSourcesIT {
 
   @Test
   void shouldRefreshOnLakekeeperUpdateTableEventsAndDeadLetterUnknownRecords() throws Exception {
+    FloeService service = startWithView(Map.of(FloeConfig.EVENTS_TOPICS, floe.topic("lakekeeper")));
     IcebergFixture lake = floe.lake();
-    Table trades = lake.createTrades("market", "trades");
-    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
-    ViewDefinition view = FloeHarness.view("volume", VOLUME);
-    FloeService service =
-        floe.start("a", Map.of(FloeConfig.EVENTS_TOPICS, floe.topic("lakekeeper")));
-    floe.define(view);
-    floe.awaitOracle(view, trades);
 
     long snapshot =
         lake.append(trades, List.of(lake.trade("MSFT", "2026-04-08T10:05:00Z", 99.0, 7L, "S")));
