@@ -77,7 +77,7 @@ final class TargetTables {
         && !namespaces.namespaceExists(id.namespace())) {
       createNamespace(namespaces, id.namespace());
     }
-    Map<String, String> properties = new HashMap<>();
+    Map<String, String> properties = new HashMap<>(TargetMaintenance.initialProperties());
     properties.put(TableProperties.FORMAT_VERSION, "2");
     properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
     properties.put(FloeProperties.VIEW, view.name());

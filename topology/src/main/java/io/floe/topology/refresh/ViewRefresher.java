@@ -137,7 +137,12 @@ public final class ViewRefresher {
     } catch (TargetTables.TargetNotOwnedException e) {
       throw new ViewRefreshException(e.getMessage());
     }
-    return new Run(request, source, snapshot, schema, compiled, target, progress, hooks).run();
+    RefreshOutcome outcome =
+        new Run(request, source, snapshot, schema, compiled, target, progress, hooks).run();
+    if (outcome.status() == RefreshOutcome.Status.COMMITTED) {
+      TargetMaintenance.afterRefresh(target, System.currentTimeMillis());
+    }
+    return outcome;
   }
 
   private static TableName sourceName(ViewDefinition view) {

@@ -214,6 +214,36 @@ class ViewRefresherTest {
   }
 
   @Test
+  void shouldExpireOldTargetSnapshotsAfterRefreshesAsTheTargetsPropertiesSay() throws Exception {
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("volume", VOLUME);
+    refresh(view, s1, null, DirtyBuckets.none());
+    assertThat(target(view).properties())
+        .containsEntry("history.expire.max-snapshot-age-ms", "900000")
+        .containsEntry("history.expire.min-snapshots-to-keep", "50")
+        .containsEntry("write.metadata.delete-after-commit.enabled", "true");
+    // An operator shortens the retention on the table.
+    target(view)
+        .updateProperties()
+        .set("history.expire.max-snapshot-age-ms", "1")
+        .set("history.expire.min-snapshots-to-keep", "2")
+        .commit();
+
+    long previous = s1;
+    for (int i = 0; i < 5; i++) {
+      Thread.sleep(5);
+      String ts = "2026-04-08T10:0" + i + ":15Z";
+      long next = lake.append(trades, List.of(lake.trade("IBM", ts, 50.0 + i, 1L, "S")));
+      refresh(view, next, previous, minutesTouched(ts));
+      previous = next;
+    }
+
+    Table target = target(view);
+    assertThat(count(target.snapshots())).isLessThanOrEqualTo(3);
+    OracleAssertions.assertMatches(target, trades, previous, VOLUME);
+  }
+
+  @Test
   void shouldRecomputeTheBucketsOfAViewThatIsNotDecomposable() {
     long s1 = lake.append(trades, someTrades());
     ViewDefinition view = view("ohlcv_1m", OHLCV);

@@ -1,0 +1,95 @@
+package io.floe.topology.refresh;
+
+import java.util.Map;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.util.PropertyUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Upkeep of a target table, run after the refreshes that commit to it rather than on a timer
+ * (DESIGN §5): every refresh adds a snapshot, often one a second, so old snapshots are expired
+ * (with the data files only they reference) and old metadata files deleted, or the table's metadata
+ * would grow without bound.
+ *
+ * <p>The retention is Iceberg's own pair of table properties, {@code
+ * history.expire.max-snapshot-age-ms} and {@code history.expire.min-snapshots-to-keep}, which Floe
+ * sets when it creates a target and which an operator may change on the table. The minimum count
+ * keeps the snapshots a chained view may still stand on after an outage, when the few catch-up
+ * commits would otherwise push everything older out at once.
+ */
+final class TargetMaintenance {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TargetMaintenance.class);
+
+  /** Snapshots younger than this stay. */
+  static final long DEFAULT_MAX_SNAPSHOT_AGE_MS = 15 * 60 * 1000L;
+
+  /** The newest this many snapshots stay, whatever their age. */
+  static final int DEFAULT_MIN_SNAPSHOTS_TO_KEEP = 50;
+
+  /** Metadata files kept besides the current one. */
+  static final int PREVIOUS_METADATA_VERSIONS = 50;
+
+  private TargetMaintenance() {}
+
+  /** The properties a new target starts with. */
+  static Map<String, String> initialProperties() {
+    return Map.of(
+        TableProperties.MAX_SNAPSHOT_AGE_MS, Long.toString(DEFAULT_MAX_SNAPSHOT_AGE_MS),
+        TableProperties.MIN_SNAPSHOTS_TO_KEEP, Integer.toString(DEFAULT_MIN_SNAPSHOTS_TO_KEEP),
+        TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true",
+        TableProperties.METADATA_PREVIOUS_VERSIONS_MAX,
+            Integer.toString(PREVIOUS_METADATA_VERSIONS));
+  }
+
+  /**
+   * Expires the target's snapshots past its retention, once the oldest is a quarter of the
+   * retention past it, so that a target refreshed every second is not expired every second. Never
+   * throws: upkeep that fails is retried after a later refresh.
+   *
+   * @return the number of snapshots expired
+   */
+  static int afterRefresh(Table target, long nowMillis) {
+    try {
+      Map<String, String> properties = target.properties();
+      long maxAge =
+          PropertyUtil.propertyAsLong(
+              properties, TableProperties.MAX_SNAPSHOT_AGE_MS, DEFAULT_MAX_SNAPSHOT_AGE_MS);
+      int minToKeep =
+          PropertyUtil.propertyAsInt(
+              properties, TableProperties.MIN_SNAPSHOTS_TO_KEEP, DEFAULT_MIN_SNAPSHOTS_TO_KEEP);
+      int count = 0;
+      long oldest = Long.MAX_VALUE;
+      for (Snapshot snapshot : target.snapshots()) {
+        count++;
+        oldest = Math.min(oldest, snapshot.timestampMillis());
+      }
+      if (count <= minToKeep || nowMillis - oldest <= maxAge + maxAge / 4) {
+        return 0;
+      }
+      target
+          .expireSnapshots()
+          .expireOlderThan(nowMillis - maxAge)
+          .retainLast(Math.max(1, minToKeep))
+          .commit();
+      target.refresh();
+      int expired = count - countOf(target.snapshots());
+      LOG.info("Expired {} snapshots of target {}", expired, target.name());
+      return expired;
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot expire snapshots of target {}: {}", target.name(), e.toString());
+      return 0;
+    }
+  }
+
+  private static int countOf(Iterable<Snapshot> snapshots) {
+    int count = 0;
+    for (Snapshot ignored : snapshots) {
+      count++;
+    }
+    return count;
+  }
+}
