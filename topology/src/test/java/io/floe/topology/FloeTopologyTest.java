@@ -343,6 +343,46 @@ class FloeTopologyTest {
   }
 
   @Test
+  void shouldReadTheTableAgainUntilItShowsTheCommitANoticeNamed() {
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    defineView("ohlcv_1m", OHLCV);
+    announce("lake.market.trades");
+    idle(Duration.ofSeconds(1));
+    events();
+
+    // An object store announces the next metadata file before the catalog points at it.
+    String next =
+        trades.location() + "/metadata/00099-" + java.util.UUID.randomUUID() + ".metadata.json";
+    commits.pipeInput(
+        "lake.market.trades",
+        TableCommitted.newBuilder()
+            .setCatalog("lake")
+            .setNamespace(List.of("market"))
+            .setTable("trades")
+            .setMetadataLocation(next)
+            .setEventTime(Instant.EPOCH)
+            .setProducer("s3-notification")
+            .build());
+    idle(Duration.ofSeconds(2));
+    assertThat(events()).isEmpty();
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:05:30Z", 11.0, 1L, "S")));
+    idle(Duration.ofSeconds(3));
+
+    assertThat(events())
+        .singleElement()
+        .satisfies(e -> assertThat(e.getSourceSnapshotId()).isEqualTo(s2));
+    OracleAssertions.assertMatches(target("ohlcv_1m"), trades, s2, OHLCV);
+
+    // A metadata file that never becomes current (a commit that lost a race) is waited for only
+    // so long: afterwards a commit nobody announces is not seen.
+    idle(Duration.ofSeconds(60));
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:07:30Z", 12.0, 1L, "S")));
+    idle(Duration.ofSeconds(3));
+    assertThat(events()).isEmpty();
+  }
+
+  @Test
   void shouldStopMaintainingADeletedView() {
     lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
     defineView("ohlcv_1m", OHLCV);

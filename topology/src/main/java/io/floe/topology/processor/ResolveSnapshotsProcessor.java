@@ -16,6 +16,7 @@ import java.util.function.Function;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -50,8 +51,15 @@ public final class ResolveSnapshotsProcessor
 
   private static final Logger LOG = LoggerFactory.getLogger(ResolveSnapshotsProcessor.class);
   private static final int ATTEMPTS = 3;
-  private static final Duration RETRY_INTERVAL = Duration.ofSeconds(5);
-  private static final Duration MAX_BACKOFF = Duration.ofMinutes(2);
+
+  /** How often pending retries are looked at. */
+  private static final Duration RETRY_TICK = Duration.ofSeconds(1);
+
+  /** How long a catalog that failed is left alone. */
+  private static final Duration FAILURE_BACKOFF = Duration.ofSeconds(10);
+
+  /** How long a commit a notice named may take to show in the catalog. */
+  private static final Duration AWAIT_LIMIT = Duration.ofSeconds(60);
 
   private final Function<String, Catalog> catalogs;
   private final String commitsTopic;
@@ -79,7 +87,7 @@ public final class ResolveSnapshotsProcessor
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.cursors = context.getStateStore(StoreNames.TABLE_CURSORS);
-    context.schedule(RETRY_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::retryFailed);
+    context.schedule(RETRY_TICK, PunctuationType.WALL_CLOCK_TIME, this::retryDue);
   }
 
   @Override
@@ -103,11 +111,43 @@ public final class ResolveSnapshotsProcessor
       deadLetter(record, e.getMessage());
       return;
     }
+    long now = context.currentSystemTimeMs();
+    Table loaded;
     try {
-      resolve(table, catalog, context.currentSystemTimeMs());
+      loaded = resolve(table, catalog, now);
     } catch (NoSuchTableException e) {
       deadLetter(record, "unknown table " + table);
+      return;
     }
+    if (loaded != null && !shows(loaded, notice)) {
+      LOG.debug("Table {} does not show the commit of {} yet; reading it again", table, notice);
+      TableCursor cursor = cursors.get(table.toString());
+      cursors.put(
+          table.toString(),
+          cursor.awaiting(now + RETRY_TICK.toMillis(), now + AWAIT_LIMIT.toMillis()));
+    }
+  }
+
+  /**
+   * Whether the table shows the commit the notice names: its snapshot, or its metadata file as the
+   * current one or one of the previous ones.
+   */
+  private static boolean shows(Table table, TableCommitted notice) {
+    if (notice.getSnapshotId() != null && table.snapshot(notice.getSnapshotId()) == null) {
+      return false;
+    }
+    if (notice.getMetadataLocation() != null && table instanceof HasTableOperations ops) {
+      TableMetadata metadata = ops.operations().current();
+      String named = normalized(notice.getMetadataLocation());
+      return named.equals(normalized(metadata.metadataFileLocation()))
+          || metadata.previousFiles().stream().anyMatch(e -> named.equals(normalized(e.file())));
+    }
+    return true;
+  }
+
+  /** s3a:// and s3n:// name the same objects as s3://. */
+  private static String normalized(String location) {
+    return location.replaceFirst("^s3[an]://", "s3://");
   }
 
   private void deadLetter(Record<String, TableCommitted> record, String reason) {
@@ -116,14 +156,17 @@ public final class ResolveSnapshotsProcessor
     context.forward(DeadLetters.of(context, NAME, record, bytes, reason));
   }
 
-  /** Publishes the table's snapshots since its cursor; on failure, schedules a retry. */
-  private void resolve(TableName name, Catalog catalog, long now) {
+  /**
+   * Publishes the table's snapshots since its cursor and returns the table; on failure, schedules a
+   * retry and returns null.
+   */
+  private Table resolve(TableName name, Catalog catalog, long now) {
     RuntimeException failure = null;
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
         Table table = catalog.loadTable(name.identifier());
-        publish(name, table);
-        return;
+        publish(name, table, now);
+        return table;
       } catch (NoSuchTableException e) {
         throw e;
       } catch (RuntimeException e) {
@@ -132,13 +175,15 @@ public final class ResolveSnapshotsProcessor
       }
     }
     TableCursor cursor = cursors.get(name.toString());
-    TableCursor failed = cursor == null ? new TableCursor(null, null, null, null) : cursor;
-    long backoff = Math.min(MAX_BACKOFF.toMillis(), RETRY_INTERVAL.toMillis() * 2);
+    TableCursor failed = cursor == null ? TableCursor.at(null, null) : cursor;
+    long backoff = FAILURE_BACKOFF.toMillis();
     cursors.put(name.toString(), failed.withRetry(now + backoff, String.valueOf(failure)));
     LOG.warn("Cannot read table {} from its catalog; retrying in {} ms", name, backoff, failure);
+    return null;
   }
 
-  private void retryFailed(long now) {
+  /** Reads again the tables whose retry is due: after a failure, or awaiting a named commit. */
+  private void retryDue(long now) {
     List<KeyValue<String, TableCursor>> due = new ArrayList<>();
     try (KeyValueIterator<String, TableCursor> all = cursors.all()) {
       all.forEachRemaining(
@@ -157,12 +202,12 @@ public final class ResolveSnapshotsProcessor
         cursors.put(
             entry.key,
             new TableCursor(
-                entry.value.tableUuid(), entry.value.snapshotId(), null, e.getMessage()));
+                entry.value.tableUuid(), entry.value.snapshotId(), null, e.getMessage(), null));
       }
     }
   }
 
-  private void publish(TableName name, Table table) {
+  private void publish(TableName name, Table table, long now) {
     String key = name.toString();
     TableCursor cursor = cursors.get(key);
     String uuid = table.uuid().toString();
@@ -221,7 +266,14 @@ public final class ResolveSnapshotsProcessor
     }
     Long last =
         current == null ? (cursor == null ? null : cursor.snapshotId()) : current.snapshotId();
-    cursors.put(key, new TableCursor(uuid, last, null, null));
+    Long awaitUntil = cursor == null ? null : cursor.awaitUntil();
+    if (walk.isEmpty() && awaitUntil != null && now < awaitUntil) {
+      // Still waiting for the catalog to show a commit a notice named.
+      cursors.put(
+          key, TableCursor.at(uuid, last).awaiting(now + RETRY_TICK.toMillis(), awaitUntil));
+    } else {
+      cursors.put(key, TableCursor.at(uuid, last));
+    }
   }
 
   /** The snapshots after {@code after} (exclusive) up to {@code current}, oldest first. */
