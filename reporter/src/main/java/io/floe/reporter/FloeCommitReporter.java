@@ -127,7 +127,8 @@ public final class FloeCommitReporter implements MetricsReporter {
   @Override
   public void close() {
     if (producer != null) {
-      producer.close();
+      // Notices still in flight get a few seconds; a writer never hangs on Floe's broker.
+      producer.close(java.time.Duration.ofSeconds(5));
     }
   }
 }
