@@ -5,9 +5,13 @@ import io.floe.topology.store.StoredView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewQueryParser;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.iceberg.catalog.Catalog;
@@ -16,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The locations of the tables Floe watches (the views' sources), loaded from their catalogs and
- * cached. A metadata file of an unknown location reloads them, at most once a minute, so that a new
- * view's source is found without a restart.
+ * cached. A metadata file of an unknown location reloads them when the views changed since, and
+ * otherwise at most once a minute, so that a new view's source is found without a restart.
  */
 public final class WatchedTableLocations implements TableLocator {
 
@@ -31,6 +35,9 @@ public final class WatchedTableLocations implements TableLocator {
   /** When the locations were last loaded: never, so the first unknown location loads them. */
   private long loadedAt = -RELOAD_INTERVAL_MS;
 
+  /** The views (name and query) the locations were loaded for. */
+  private Set<String> loadedDefinitions = Set.of();
+
   public WatchedTableLocations(
       Supplier<Iterable<ViewRecord>> views, Function<String, Catalog> catalogs) {
     this.views = views;
@@ -41,13 +48,30 @@ public final class WatchedTableLocations implements TableLocator {
   public Optional<TableName> tableFor(String metadataLocation) {
     String location = normalize(metadataLocation);
     Optional<TableName> found = find(location);
+    if (found.isPresent()) {
+      return found;
+    }
+    List<ViewRecord> current = new ArrayList<>();
+    views.get().forEach(current::add);
+    Set<String> definitions = definitions(current);
     long now = System.currentTimeMillis();
-    if (found.isEmpty() && now - loadedAt >= RELOAD_INTERVAL_MS) {
-      reload();
+    // A new or changed view is looked up at once; a table that appeared later (the target of an
+    // upstream view, say) within a minute.
+    if (!definitions.equals(loadedDefinitions) || now - loadedAt >= RELOAD_INTERVAL_MS) {
+      reload(current);
       loadedAt = now;
+      loadedDefinitions = definitions;
       found = find(location);
     }
     return found;
+  }
+
+  private static Set<String> definitions(List<ViewRecord> views) {
+    Set<String> definitions = new HashSet<>();
+    for (ViewRecord view : views) {
+      definitions.add(view.getName() + "\n" + view.getQuery());
+    }
+    return definitions;
   }
 
   private Optional<TableName> find(String metadataLocation) {
@@ -57,9 +81,9 @@ public final class WatchedTableLocations implements TableLocator {
         : Optional.ofNullable(byLocation.get(metadataLocation.substring(0, cut)));
   }
 
-  private void reload() {
+  private void reload(List<ViewRecord> current) {
     byLocation.clear();
-    for (ViewRecord record : views.get()) {
+    for (ViewRecord record : current) {
       TableName source;
       try {
         source = ViewQueryParser.parse(StoredView.of(record).toDefinition().query()).source();

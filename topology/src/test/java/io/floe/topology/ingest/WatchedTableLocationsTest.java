@@ -1,0 +1,72 @@
+package io.floe.topology.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.schemas.ViewRecord;
+import io.floe.topology.store.StoredView;
+import io.floe.topology.testing.IcebergFixture;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewDefinition;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Finding the watched table of a metadata file, from the views' sources in a real catalog. */
+class WatchedTableLocationsTest {
+
+  @TempDir Path dir;
+  private IcebergFixture lake;
+  private final List<ViewRecord> views = new ArrayList<>();
+  private WatchedTableLocations locations;
+
+  @BeforeEach
+  void setUp() {
+    lake = IcebergFixture.create(dir);
+    locations = new WatchedTableLocations(() -> views, name -> lake.catalog());
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    lake.close();
+  }
+
+  private void define(String name, String source) {
+    ViewDefinition view =
+        ViewDefinition.of(
+            name,
+            "SELECT symbol, date_trunc('minute', ts) AS m, count(*) AS n FROM "
+                + source
+                + " GROUP BY 1, 2",
+            TableName.parse("lake.analytics." + name));
+    views.add(StoredView.toRecord(view, "api", Instant.EPOCH));
+  }
+
+  @Test
+  void shouldFindTheSourceOfANewViewAtOnceAndIgnoreOtherTables() {
+    Table trades = lake.createTrades("market", "trades");
+    Table quotes = lake.createTrades("market", "quotes");
+    String tradesMetadata = trades.location() + "/metadata/00002-abc.metadata.json";
+
+    assertThat(locations.tableFor(tradesMetadata)).isEmpty();
+
+    define("bars", "lake.market.trades");
+    assertThat(locations.tableFor(tradesMetadata)).contains(TableName.parse("lake.market.trades"));
+    assertThat(locations.tableFor(quotes.location() + "/metadata/00001-x.metadata.json")).isEmpty();
+    assertThat(locations.tableFor(trades.location() + "-old/metadata/00001-x.metadata.json"))
+        .isEmpty();
+  }
+
+  @Test
+  void shouldTreatS3aAndS3nLocationsAsS3() {
+    assertThat(WatchedTableLocations.normalize("s3a://bucket/wh/t/metadata/1.metadata.json"))
+        .isEqualTo("s3://bucket/wh/t/metadata/1.metadata.json");
+    assertThat(WatchedTableLocations.normalize("s3n://bucket/x")).isEqualTo("s3://bucket/x");
+    assertThat(WatchedTableLocations.normalize("file:/tmp/x")).isEqualTo("file:/tmp/x");
+  }
+}
