@@ -93,7 +93,7 @@ public final class FloeMeters implements FloeMetrics {
     String mode =
         outcome.status() == RefreshOutcome.Status.TARGET_AHEAD
             ? "skipped"
-            : outcome.full() ? "full" : "incremental";
+            : outcome.full() ? "full" : outcome.delta() ? "delta" : "incremental";
     Tags tags = Tags.of("view", view);
     Counter.builder("floe.refreshes")
         .description("Refreshes, by mode")

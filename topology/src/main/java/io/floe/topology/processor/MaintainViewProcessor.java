@@ -400,7 +400,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         "View {} refreshed ({}{}) to source snapshot {} in {} ms: target snapshot {}, {} rows"
             + " written, {} replaced, {} source rows read, lag {} ms",
         view,
-        mode,
+        outcome.delta() ? mode + ", delta path" : mode,
         outcome.reason() == null ? "" : ": " + outcome.reason(),
         outcome.sourceSnapshotId(),
         duration,

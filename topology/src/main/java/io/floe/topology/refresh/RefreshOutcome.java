@@ -9,6 +9,8 @@ import io.floe.topology.view.DirtyBuckets;
  * @param status whether it committed, found its change already applied, or found the target already
  *     past the requested source snapshot
  * @param full whether every bucket was recomputed
+ * @param delta whether appended rows were folded into the target rows of their groups instead of
+ *     recomputing the dirty buckets (the delta path)
  * @param reason why the refresh was full (or skipped), for status and refresh events; may be null
  * @param recomputed the buckets recomputed, in stored bucket-column values
  * @param bucketType the type of the bucket column, the unit of {@code recomputed}; null if unknown
@@ -32,6 +34,7 @@ import io.floe.topology.view.DirtyBuckets;
 public record RefreshOutcome(
     Status status,
     boolean full,
+    boolean delta,
     String reason,
     DirtyBuckets recomputed,
     BucketColumnType bucketType,

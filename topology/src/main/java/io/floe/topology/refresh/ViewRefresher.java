@@ -332,6 +332,7 @@ public final class ViewRefresher {
       return new RefreshOutcome(
           RefreshOutcome.Status.COMMITTED,
           dirty.full(),
+          deltaBase != null,
           dirty.full() ? dirty.reason() : null,
           dirty,
           bucketType,
@@ -471,6 +472,7 @@ public final class ViewRefresher {
       Snapshot current = target.currentSnapshot();
       return new RefreshOutcome(
           status,
+          false,
           false,
           reason,
           DirtyBuckets.none(),

@@ -187,6 +187,7 @@ class ViewRefresherTest {
             minutesTouched("2026-04-08T10:00:45Z", "2026-04-08T10:00:50Z", "2026-04-08T11:30:00Z"));
 
     assertThat(outcome.full()).isFalse();
+    assertThat(outcome.delta()).isTrue();
     assertThat(outcome.rowsRead()).isEqualTo(3);
     assertThat(outcome.rowsRemoved()).isEqualTo(1);
     assertThat(outcome.rowsWritten()).isEqualTo(3);
@@ -254,6 +255,7 @@ class ViewRefresherTest {
     RefreshOutcome outcome = refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:45Z"));
 
     // min_by and max_by need every row of the bucket: they are read again.
+    assertThat(outcome.delta()).isFalse();
     assertThat(outcome.rowsRead()).isGreaterThan(1);
     assertThat(target(view).currentSnapshot().summary())
         .containsEntry(FloeProperties.REFRESH_MODE, "incremental");
