@@ -3,6 +3,7 @@ package io.floe.topology.ingest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.floe.schemas.TableCommitted;
+import io.floe.topology.view.TableName;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -45,7 +46,7 @@ public final class CommitEventDecoder {
   public Decoded decode(String topic, Headers headers, byte[] value, Instant now) {
     Map<String, String> cloudEvent = cloudEventHeaders(headers);
     if (cloudEvent.containsKey("type")) {
-      return LakekeeperEvents.decode(cloudEvent, json(value), lakekeeperCatalog, now);
+      return watchedOnly(LakekeeperEvents.decode(cloudEvent, json(value), lakekeeperCatalog, now));
     }
     if (value == null || value.length == 0) {
       return new Decoded.Unrecognized("unknown", "empty record");
@@ -70,12 +71,33 @@ public final class CommitEventDecoder {
           attributes.put(field.getKey(), field.getValue().asText());
         }
       }
-      return LakekeeperEvents.decode(attributes, json.get("data"), lakekeeperCatalog, now);
+      return watchedOnly(
+          LakekeeperEvents.decode(attributes, json.get("data"), lakekeeperCatalog, now));
     }
     if (json.has("Records") || json.has("EventName")) {
       return S3Notifications.decode(json, locator, now);
     }
     return new Decoded.Unrecognized("json", "JSON that is neither a CloudEvent nor an S3 event");
+  }
+
+  /**
+   * A catalog announces every table it holds; a notice about a table no view reads would only cost
+   * Floe a catalog round trip, so it is ignored. (A view defined later refreshes fully when it is
+   * created, so nothing is lost.)
+   */
+  private Decoded watchedOnly(Decoded decoded) {
+    if (!(decoded instanceof Decoded.Notices notices)) {
+      return decoded;
+    }
+    List<TableCommitted> watched =
+        notices.notices().stream()
+            .filter(
+                n -> locator.watches(new TableName(n.getCatalog(), n.getNamespace(), n.getTable())))
+            .toList();
+    if (watched.isEmpty()) {
+      return new Decoded.Ignored(notices.format(), "no view reads " + notices.notices());
+    }
+    return new Decoded.Notices(notices.format(), watched);
   }
 
   /** Avro single-object encoding (C3 01) or the registry wire format (a zero byte). */

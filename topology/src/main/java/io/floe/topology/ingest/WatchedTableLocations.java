@@ -35,8 +35,13 @@ public final class WatchedTableLocations implements TableLocator {
   /** When the locations were last loaded: never, so the first unknown location loads them. */
   private long loadedAt = -RELOAD_INTERVAL_MS;
 
-  /** The views (name and query) the locations were loaded for. */
-  private Set<String> loadedDefinitions = Set.of();
+  /** The views (name and query) the sources were parsed from, and those sources. */
+  private Set<String> parsedDefinitions = Set.of();
+
+  private Set<TableName> sources = Set.of();
+
+  /** The sources whose locations were loaded. */
+  private Set<TableName> located = null;
 
   public WatchedTableLocations(
       Supplier<Iterable<ViewRecord>> views, Function<String, Catalog> catalogs) {
@@ -51,27 +56,44 @@ public final class WatchedTableLocations implements TableLocator {
     if (found.isPresent()) {
       return found;
     }
-    List<ViewRecord> current = new ArrayList<>();
-    views.get().forEach(current::add);
-    Set<String> definitions = definitions(current);
+    Set<TableName> watched = sources();
     long now = System.currentTimeMillis();
     // A new or changed view is looked up at once; a table that appeared later (the target of an
     // upstream view, say) within a minute.
-    if (!definitions.equals(loadedDefinitions) || now - loadedAt >= RELOAD_INTERVAL_MS) {
-      reload(current);
+    if (!watched.equals(located) || now - loadedAt >= RELOAD_INTERVAL_MS) {
+      reload(watched);
       loadedAt = now;
-      loadedDefinitions = definitions;
       found = find(location);
     }
     return found;
   }
 
-  private static Set<String> definitions(List<ViewRecord> views) {
+  @Override
+  public boolean watches(TableName table) {
+    return sources().contains(table);
+  }
+
+  /** The source tables of the views now; the queries are parsed again only when views change. */
+  private Set<TableName> sources() {
     Set<String> definitions = new HashSet<>();
-    for (ViewRecord view : views) {
+    List<ViewRecord> current = new ArrayList<>();
+    for (ViewRecord view : views.get()) {
+      current.add(view);
       definitions.add(view.getName() + "\n" + view.getQuery());
     }
-    return definitions;
+    if (!definitions.equals(parsedDefinitions)) {
+      Set<TableName> parsed = new HashSet<>();
+      for (ViewRecord record : current) {
+        try {
+          parsed.add(ViewQueryParser.parse(StoredView.of(record).toDefinition().query()).source());
+        } catch (InvalidViewException | RuntimeException e) {
+          LOG.debug("Skipping view {}: {}", record.getName(), e.getMessage());
+        }
+      }
+      sources = Set.copyOf(parsed);
+      parsedDefinitions = definitions;
+    }
+    return sources;
   }
 
   private Optional<TableName> find(String metadataLocation) {
@@ -81,16 +103,9 @@ public final class WatchedTableLocations implements TableLocator {
         : Optional.ofNullable(byLocation.get(metadataLocation.substring(0, cut)));
   }
 
-  private void reload(List<ViewRecord> current) {
+  private void reload(Set<TableName> watched) {
     byLocation.clear();
-    for (ViewRecord record : current) {
-      TableName source;
-      try {
-        source = ViewQueryParser.parse(StoredView.of(record).toDefinition().query()).source();
-      } catch (InvalidViewException | RuntimeException e) {
-        LOG.debug("Skipping view {}: {}", record.getName(), e.getMessage());
-        continue;
-      }
+    for (TableName source : watched) {
       try {
         String location =
             catalogs.apply(source.catalog()).loadTable(source.identifier()).location();
@@ -99,6 +114,7 @@ public final class WatchedTableLocations implements TableLocator {
         LOG.debug("Cannot load the location of {}: {}", source, e.getMessage());
       }
     }
+    located = watched;
     LOG.debug("Watched table locations: {}", byLocation);
   }
 

@@ -175,4 +175,37 @@ class CommitEventDecoderTest {
     assertThat(decoder.decode("t", new RecordHeaders(), null, NOW))
         .isInstanceOf(Decoded.Unrecognized.class);
   }
+
+  @Test
+  void shouldIgnoreLakekeeperEventsAboutTablesNoViewReads() throws Exception {
+    TableLocator watchingNothing =
+        new TableLocator() {
+          @Override
+          public Optional<TableName> tableFor(String metadataLocation) {
+            return Optional.empty();
+          }
+
+          @Override
+          public boolean watches(TableName table) {
+            return false;
+          }
+        };
+    CommitEventDecoder unwatched =
+        new CommitEventDecoder(
+            FloeSerdes.singleObject().tableCommitted().deserializer(), "lake", watchingNothing);
+    JsonNode record = fixture("lakekeeper-update-table.json");
+    RecordHeaders headers = new RecordHeaders();
+    record
+        .get("headers")
+        .fields()
+        .forEachRemaining(
+            h -> headers.add(h.getKey(), h.getValue().asText().getBytes(StandardCharsets.UTF_8)));
+
+    Decoded decoded =
+        unwatched.decode(
+            "lakekeeper-events", headers, JSON.writeValueAsBytes(record.get("value")), NOW);
+
+    assertThat(decoded).isInstanceOf(Decoded.Ignored.class);
+    assertThat(((Decoded.Ignored) decoded).reason()).contains("no view reads");
+  }
 }

@@ -54,8 +54,11 @@ class WatchedTableLocationsTest {
     String tradesMetadata = trades.location() + "/metadata/00002-abc.metadata.json";
 
     assertThat(locations.tableFor(tradesMetadata)).isEmpty();
+    assertThat(locations.watches(TableName.parse("lake.market.trades"))).isFalse();
 
     define("bars", "lake.market.trades");
+    assertThat(locations.watches(TableName.parse("lake.market.trades"))).isTrue();
+    assertThat(locations.watches(TableName.parse("lake.market.quotes"))).isFalse();
     assertThat(locations.tableFor(tradesMetadata)).contains(TableName.parse("lake.market.trades"));
     assertThat(locations.tableFor(quotes.location() + "/metadata/00001-x.metadata.json")).isEmpty();
     assertThat(locations.tableFor(trades.location() + "-old/metadata/00001-x.metadata.json"))
