@@ -271,9 +271,16 @@ public final class ResolveSnapshotsProcessor
       // Still waiting for the catalog to show a commit a notice named.
       cursors.put(
           key, TableCursor.at(uuid, last).awaiting(now + RETRY_TICK.toMillis(), awaitUntil));
-    } else {
-      cursors.put(key, TableCursor.at(uuid, last));
+      return;
     }
+    if (walk.isEmpty() && awaitUntil != null) {
+      LOG.info(
+          "Table {} did not show the commit a notice named within {} s; no longer waiting for it"
+              + " (a writer that loses a commit race leaves such a metadata file behind)",
+          name,
+          AWAIT_LIMIT.toSeconds());
+    }
+    cursors.put(key, TableCursor.at(uuid, last));
   }
 
   /** The snapshots after {@code after} (exclusive) up to {@code current}, oldest first. */
