@@ -257,9 +257,11 @@ class FloeTopologyTest {
             List.of(
                 lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B"),
                 lake.trade("AAPL", "2026-04-08T11:30:00Z", 12.0, 1L, "S")));
-    defineView("ohlcv_1m", OHLCV);
+    // Defined together: the hourly view waits, without failing, for its upstream's target.
     defineView("ohlcv_1h", HOURLY);
+    defineView("ohlcv_1m", OHLCV);
     idle(Duration.ofSeconds(2));
+    assertThat(events()).noneMatch(e -> e.getMode() == RefreshMode.FAILED);
     lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T11:45:00Z", 13.0, 2L, "B")));
     announce("lake.market.trades");
     idle(Duration.ofSeconds(4));

@@ -413,6 +413,20 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   private void failed(String view, ViewState state, Throwable error, long now) {
     ViewState.InFlight refresh = state.inFlight();
+    if (error instanceof ViewRefreshException.SourceMissing missing) {
+      String upstream = viewWithTarget(missing.source());
+      if (upstream != null) {
+        state.waitFor(
+            "waiting for view " + upstream + " to create " + missing.source(), now, maxBackoff);
+        LOG.info(
+            "View {} waits for view {} to create its source {}; retrying in {} ms",
+            view,
+            upstream,
+            missing.source(),
+            state.retryAt() - now);
+        return;
+      }
+    }
     String message =
         error instanceof ViewRefreshException
             ? error.getMessage()
@@ -433,6 +447,20 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
             view,
             refreshEvent(definition, refresh, null, RefreshMode.FAILED, null, message, now),
             now));
+  }
+
+  /** The view, on any instance, whose target is {@code table}, or null. */
+  private String viewWithTarget(TableName table) {
+    try (KeyValueIterator<String, ViewRecord> all = views.all()) {
+      while (all.hasNext()) {
+        KeyValue<String, ViewRecord> entry = all.next();
+        if (entry.value != null
+            && table.equals(StoredView.of(entry.value).toDefinition().target())) {
+          return entry.key;
+        }
+      }
+    }
+    return null;
   }
 
   private static RefreshEvent refreshEvent(

@@ -157,8 +157,7 @@ public final class ViewRefresher {
     try {
       return catalog(name.catalog(), view).loadTable(name.identifier());
     } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
-      throw new ViewRefreshException(
-          "Cannot refresh view " + view.name() + ": source table " + name + " does not exist");
+      throw new ViewRefreshException.SourceMissing(view.name(), name);
     }
   }
 

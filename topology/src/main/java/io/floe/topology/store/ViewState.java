@@ -258,8 +258,21 @@ public final class ViewState {
 
   /** The refresh in flight failed: its buckets are pending again, retried after a backoff. */
   public void fail(String error, long now, Duration maxBackoff) {
+    requeue(error, now, maxBackoff, true);
+  }
+
+  /**
+   * The refresh in flight could not start for a reason that is not an error and goes by itself (its
+   * source is the target an upstream view has not created yet): its buckets are pending again,
+   * retried after a backoff, and the view stays pending.
+   */
+  public void waitFor(String reason, long now, Duration maxBackoff) {
+    requeue(reason, now, maxBackoff, false);
+  }
+
+  private void requeue(String error, long now, Duration maxBackoff, boolean isError) {
     InFlight failed = inFlight;
-    if (failed != null) {
+    if (failed != null && isError) {
       remember(
           new LastRefresh(
               failed.refreshId(),
@@ -292,8 +305,8 @@ public final class ViewState {
     failures++;
     long backoff = Math.min(maxBackoff.toMillis(), 1000L << Math.min(failures - 1, 20));
     retryAt = now + backoff;
-    lastError = error;
-    status = Status.ERROR;
+    lastError = isError ? error : null;
+    status = isError ? Status.ERROR : Status.PENDING;
     progress = null;
   }
 
