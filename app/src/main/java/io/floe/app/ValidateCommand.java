@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
+import io.floe.topology.view.CompiledQuery;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ValidatedView;
 import io.floe.topology.view.ViewDefinition;
@@ -129,6 +130,11 @@ final class ValidateCommand implements Callable<Integer> {
                       .map(c -> c.name() + " " + c.type())
                       .collect(Collectors.joining(", ")));
           out.println("  reads        " + String.join(", ", plan.requiredColumns()));
+          out.println(
+              "  appends      "
+                  + (CompiledQuery.foldsAppends(plan)
+                      ? "folded into the rows of their groups (delta path)"
+                      : "recompute their buckets (an aggregate or HAVING needs every row)"));
         } else {
           out.println("  columns      " + String.join(", ", query.outputColumns()));
         }
@@ -184,6 +190,9 @@ final class ValidateCommand implements Callable<Integer> {
       ArrayNode reads = node.putArray("sourceColumns");
       if (plan != null) {
         plan.requiredColumns().forEach(reads::add);
+        node.put("deltaPath", CompiledQuery.foldsAppends(plan));
+      } else {
+        node.putNull("deltaPath");
       }
     }
     return mapper.writeValueAsString(array);

@@ -106,7 +106,9 @@ class ValidateCommandTest {
         .contains("group keys   symbol")
         .contains("columns      symbol string, minute_ts timestamptz, open double")
         .contains("reads        symbol, ts, price, quantity")
+        .contains("appends      recompute their buckets")
         .contains("ohlcv_1h: valid")
+        .contains("appends      folded into the rows of their groups (delta path)")
         .contains("2 views, 0 invalid");
   }
 
@@ -122,6 +124,8 @@ class ValidateCommandTest {
     assertThat(first.get("error").isNull()).isTrue();
     assertThat(first.get("source").asText()).isEqualTo("lake.market.trades");
     assertThat(first.get("bucketColumn").asText()).isEqualTo("ts");
+    assertThat(first.get("deltaPath").asBoolean()).isFalse();
+    assertThat(json.get(1).get("deltaPath").asBoolean()).isTrue();
     assertThat(first.get("granularity").asText()).isEqualTo("minute");
     assertThat(first.get("timezone").asText()).isEqualTo("UTC");
     assertThat(first.get("groupKeys").get(0).asText()).isEqualTo("symbol");

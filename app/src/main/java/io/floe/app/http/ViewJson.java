@@ -112,6 +112,7 @@ final class ViewJson {
         for (Types.NestedField column : plan.outputSchema().columns()) {
           columns.addObject().put("name", column.name()).put("type", column.type().toString());
         }
+        node.put("deltaPath", io.floe.topology.view.CompiledQuery.foldsAppends(plan));
       } else {
         query.outputColumns().forEach(c -> columns.addObject().put("name", c).putNull("type"));
       }

@@ -216,6 +216,7 @@ class HttpApiIT {
     assertThat(plan.get("valid").asBoolean()).isTrue();
     assertThat(plan.get("granularity").asText()).isEqualTo("hour");
     assertThat(plan.get("columns").get(2).get("type").asText()).isEqualTo("long");
+    assertThat(plan.get("deltaPath").asBoolean()).isTrue();
 
     JsonNode bad =
         json(

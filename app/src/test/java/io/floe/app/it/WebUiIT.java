@@ -201,7 +201,9 @@ class WebUiIT {
     query.clear();
     query.sendKeys(HOURLY_QUERY);
     waitUpTo(10).until(b -> validation.getAttribute("class").contains("ok"));
-    assertThat(validation.getText()).contains("bucket date_trunc('hour', ts) AS hour_ts");
+    assertThat(validation.getText())
+        .contains("bucket date_trunc('hour', ts) AS hour_ts")
+        .contains("appends folded in (delta path)");
 
     browser.findElement(By.cssSelector("[data-testid=field-name]")).sendKeys("hourly_volume");
     browser

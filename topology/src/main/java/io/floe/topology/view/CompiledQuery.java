@@ -202,6 +202,18 @@ public final class CompiledQuery {
     return java.util.Optional.ofNullable(merges);
   }
 
+  /**
+   * Whether appends to the view's source are folded into its target rows (the delta path) rather
+   * than recomputing their buckets: the view is decomposable.
+   */
+  public static boolean foldsAppends(ViewPlan plan) {
+    try {
+      return compile(plan).decomposition().isPresent();
+    } catch (InvalidViewException e) {
+      return false;
+    }
+  }
+
   private static void requireProjectOrFilter(RelNode node) {
     if (!(node instanceof Project) && !(node instanceof Filter)) {
       throw new IllegalArgumentException(
