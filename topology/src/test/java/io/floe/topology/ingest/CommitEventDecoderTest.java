@@ -43,6 +43,10 @@ class CommitEventDecoderTest {
 
   /** A recorded Kafka record: {"headers": {...}, "value": ...}. */
   private Decoded decodeRecord(String name) throws Exception {
+    return decodeRecord(decoder, name);
+  }
+
+  private static Decoded decodeRecord(CommitEventDecoder decoder, String name) throws Exception {
     JsonNode record = fixture(name);
     RecordHeaders headers = new RecordHeaders();
     for (Iterator<Map.Entry<String, JsonNode>> it = record.get("headers").fields();
@@ -193,17 +197,8 @@ class CommitEventDecoderTest {
     CommitEventDecoder unwatched =
         new CommitEventDecoder(
             FloeSerdes.singleObject().tableCommitted().deserializer(), "lake", watchingNothing);
-    JsonNode record = fixture("lakekeeper-update-table.json");
-    RecordHeaders headers = new RecordHeaders();
-    record
-        .get("headers")
-        .fields()
-        .forEachRemaining(
-            h -> headers.add(h.getKey(), h.getValue().asText().getBytes(StandardCharsets.UTF_8)));
 
-    Decoded decoded =
-        unwatched.decode(
-            "lakekeeper-events", headers, JSON.writeValueAsBytes(record.get("value")), NOW);
+    Decoded decoded = decodeRecord(unwatched, "lakekeeper-update-table.json");
 
     assertThat(decoded).isInstanceOf(Decoded.Ignored.class);
     assertThat(((Decoded.Ignored) decoded).reason()).contains("no view reads");
