@@ -42,6 +42,8 @@ final class RefreshCostScenario {
           + " sum(quantity) AS volume, max(price) AS high, min(price) AS low,"
           + " avg(price) AS mean FROM lake.market.trades GROUP BY 1, 2";
 
+  private static final int APPENDED = 1_000;
+
   /** A Monday, so that the 14 days are two whole ISO weeks. */
   private static final Instant FIRST_DAY = Instant.parse("2026-06-01T00:00:00Z");
 
@@ -50,18 +52,17 @@ final class RefreshCostScenario {
   static ScenarioResult run(BenchContext ctx) throws Exception {
     int days = 14;
     int rowsPerDay = ctx.quick() ? 50_000 : 500_000;
-    int appended = 1_000;
     ScenarioResult result =
         new ScenarioResult(
                 NAME,
                 "A weekly view over a day-partitioned source; "
-                    + appended
+                    + APPENDED
                     + " rows appended to the last day. Source rows and bytes read per row"
                     + " appended, Floe beside a full refresh and a recompute of the whole dirty"
                     + " bucket (iceberg-ivm's MERGE).")
             .parameter("days", days)
             .parameter("rowsPerDay", rowsPerDay)
-            .parameter("rowsAppended", appended);
+            .parameter("rowsAppended", APPENDED);
     try (BenchLake lake = new BenchLake(ctx.dir(NAME))) {
       Table trades = lake.createTrades("trades", Trades.BY_DAY);
       Trades generator = new Trades(2);
@@ -94,7 +95,7 @@ final class RefreshCostScenario {
               generator.between(
                   lastDay.plus(Duration.ofHours(12)),
                   lastDay.plus(Duration.ofHours(13)),
-                  appended));
+                  APPENDED));
       DirtyBuckets dirty =
           DirtyBucketDetector.detect(trades, s2, List.of(BucketedView.of(weekly))).get("weekly");
       RefreshOutcome incremental =
@@ -136,47 +137,24 @@ final class RefreshCostScenario {
                 d -> result.note("WRONG RESULT of " + view.name() + ": " + d),
                 () -> result.note(view.name() + " equals the oracle after the refresh"));
       }
+      String fullRefresh = "full refresh";
+      String bucket = "whole dirty bucket (iceberg-ivm)";
+      String rows = "rows read per row appended";
+      String bytes = "bytes read per row appended";
       result
           .figure(
-              new Figure(
-                  "rows read per row appended",
+              perRowAppended(rows, "rows", incremental.rowsRead(), full.rowsRead(), fullRefresh))
+          .figure(perRowAppended(rows, "rows", incremental.rowsRead(), bucketRows, bucket))
+          .figure(
+              perRowAppended(bytes, "B", incremental.bytesRead(), full.bytesRead(), fullRefresh))
+          .figure(perRowAppended(bytes, "B", incremental.bytesRead(), bucketBytes, bucket))
+          .figure(
+              perRowAppended(
+                  rows + ", view with avg (bucket recompute)",
                   "rows",
-                  incremental.rowsRead() / (double) appended,
-                  full.rowsRead() / (double) appended,
-                  "full refresh",
-                  true))
-          .figure(
-              new Figure(
-                  "rows read per row appended",
-                  "rows",
-                  incremental.rowsRead() / (double) appended,
-                  bucketRows / (double) appended,
-                  "whole dirty bucket (iceberg-ivm)",
-                  true))
-          .figure(
-              new Figure(
-                  "bytes read per row appended",
-                  "B",
-                  incremental.bytesRead() / (double) appended,
-                  full.bytesRead() / (double) appended,
-                  "full refresh",
-                  true))
-          .figure(
-              new Figure(
-                  "bytes read per row appended",
-                  "B",
-                  incremental.bytesRead() / (double) appended,
-                  bucketBytes / (double) appended,
-                  "whole dirty bucket (iceberg-ivm)",
-                  true))
-          .figure(
-              new Figure(
-                  "rows read per row appended, view with avg (bucket recompute)",
-                  "rows",
-                  recomputed.rowsRead() / (double) appended,
-                  bucketRows / (double) appended,
-                  "whole dirty bucket (iceberg-ivm)",
-                  true))
+                  recomputed.rowsRead(),
+                  bucketRows,
+                  bucket))
           .note(
               "weekly is decomposable (count, sum, max, min) and the snapshot an append, so Floe"
                   + " folds the appended rows into the target rows of the dirty week (the delta"
@@ -185,5 +163,12 @@ final class RefreshCostScenario {
                   + " statistics exclude files of the week.");
     }
     return result;
+  }
+
+  /** A cost of Floe's refresh beside a baseline's, both divided by the rows appended. */
+  private static Figure perRowAppended(
+      String metric, String unit, long floe, long baseline, String baselineName) {
+    return new Figure(
+        metric, unit, floe / (double) APPENDED, baseline / (double) APPENDED, baselineName, true);
   }
 }

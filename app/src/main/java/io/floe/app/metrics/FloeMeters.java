@@ -130,29 +130,28 @@ public final class FloeMeters implements FloeMetrics {
 
   @Override
   public void viewStatus(String view, String status, long pendingRanges, Long lagMs) {
-    pending
-        .computeIfAbsent(
-            view,
-            v -> {
-              AtomicLong value = new AtomicLong();
-              Gauge.builder("floe.view.pending.ranges", value, AtomicLong::get)
-                  .description("Dirty bucket ranges waiting for a refresh (-1: every bucket)")
-                  .tag("view", v)
-                  .register(registry);
-              return value;
-            })
+    viewGauge(
+            pending,
+            "floe.view.pending.ranges",
+            "Dirty bucket ranges waiting for a refresh (-1: every bucket)",
+            view)
         .set(pendingRanges);
-    failing
-        .computeIfAbsent(
-            view,
-            v -> {
-              AtomicLong value = new AtomicLong();
-              Gauge.builder("floe.view.error", value, AtomicLong::get)
-                  .description("1 while the view's last refresh failed")
-                  .tag("view", v)
-                  .register(registry);
-              return value;
-            })
+    viewGauge(failing, "floe.view.error", "1 while the view's last refresh failed", view)
         .set("ERROR".equals(status) ? 1 : 0);
+  }
+
+  /** The value behind a per-view gauge, registered on first use. */
+  private AtomicLong viewGauge(
+      Map<String, AtomicLong> values, String name, String description, String view) {
+    return values.computeIfAbsent(
+        view,
+        v -> {
+          AtomicLong value = new AtomicLong();
+          Gauge.builder(name, value, AtomicLong::get)
+              .description(description)
+              .tag("view", v)
+              .register(registry);
+          return value;
+        });
   }
 }

@@ -2,6 +2,7 @@ package io.floe.app.service;
 
 import io.floe.app.config.FloeConfig;
 import io.floe.schemas.TableCommitted;
+import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.view.TableName;
 import java.time.Instant;
 import java.util.HashMap;
@@ -41,15 +42,7 @@ public final class CommitNotices implements AutoCloseable {
   public RecordMetadata publish(TableName table, Long snapshotId, String metadataLocation)
       throws InterruptedException {
     TableCommitted notice =
-        TableCommitted.newBuilder()
-            .setCatalog(table.catalog())
-            .setNamespace(table.namespace())
-            .setTable(table.table())
-            .setSnapshotId(snapshotId)
-            .setMetadataLocation(metadataLocation)
-            .setEventTime(Instant.now())
-            .setProducer(producerName)
-            .build();
+        CommitNotice.of(table, snapshotId, metadataLocation, Instant.now(), producerName);
     try {
       return producer.send(new ProducerRecord<>(topic, table.toString(), notice)).get();
     } catch (ExecutionException e) {

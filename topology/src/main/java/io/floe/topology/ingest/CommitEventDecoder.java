@@ -3,7 +3,6 @@ package io.floe.topology.ingest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.floe.schemas.TableCommitted;
-import io.floe.topology.view.TableName;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -90,10 +89,7 @@ public final class CommitEventDecoder {
       return decoded;
     }
     List<TableCommitted> watched =
-        notices.notices().stream()
-            .filter(
-                n -> locator.watches(new TableName(n.getCatalog(), n.getNamespace(), n.getTable())))
-            .toList();
+        notices.notices().stream().filter(n -> locator.watches(CommitNotice.tableOf(n))).toList();
     if (watched.isEmpty()) {
       return new Decoded.Ignored(notices.format(), "no view reads " + notices.notices());
     }

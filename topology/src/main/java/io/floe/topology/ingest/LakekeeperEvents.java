@@ -2,6 +2,7 @@ package io.floe.topology.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.floe.schemas.TableCommitted;
+import io.floe.topology.view.TableName;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -52,14 +53,8 @@ final class LakekeeperEvents {
     }
     List<String> levels = Arrays.asList(namespace.split(NAMESPACE_SEPARATOR, -1));
     TableCommitted notice =
-        TableCommitted.newBuilder()
-            .setCatalog(catalog)
-            .setNamespace(levels)
-            .setTable(name)
-            .setSnapshotId(snapshotId(data))
-            .setEventTime(now)
-            .setProducer("lakekeeper")
-            .build();
+        CommitNotice.of(
+            new TableName(catalog, levels, name), snapshotId(data), null, now, "lakekeeper");
     return new Decoded.Notices(FORMAT, List.of(notice));
   }
 

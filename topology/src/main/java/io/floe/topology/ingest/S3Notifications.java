@@ -45,17 +45,7 @@ final class S3Notifications {
         continue;
       }
       Optional<TableName> table = locator.tableFor(location);
-      table.ifPresent(
-          t ->
-              notices.add(
-                  TableCommitted.newBuilder()
-                      .setCatalog(t.catalog())
-                      .setNamespace(t.namespace())
-                      .setTable(t.table())
-                      .setMetadataLocation(location)
-                      .setEventTime(now)
-                      .setProducer("s3-notification")
-                      .build()));
+      table.ifPresent(t -> notices.add(CommitNotice.of(t, null, location, now, "s3-notification")));
     }
     return notices.isEmpty()
         ? new Decoded.Ignored(FORMAT, "no new metadata of a watched table in " + locations)

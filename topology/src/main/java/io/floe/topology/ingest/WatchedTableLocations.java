@@ -119,7 +119,7 @@ public final class WatchedTableLocations implements TableLocator {
   }
 
   /** s3a:// and s3n:// name the same objects as s3://. */
-  static String normalize(String location) {
+  public static String normalize(String location) {
     return location.replaceFirst("^s3[an]://", "s3://");
   }
 }

@@ -4,10 +4,10 @@ import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.ingest.CommitEventDecoder;
+import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.ingest.Decoded;
 import io.floe.topology.ingest.WatchedTableLocations;
 import io.floe.topology.store.StoreNames;
-import io.floe.topology.view.TableName;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -82,8 +82,7 @@ public final class IngestCommitEventsProcessor
     if (decoded instanceof Decoded.Notices n) {
       metrics.commitEventIngested(n.format(), "notice");
       for (TableCommitted notice : n.notices()) {
-        String table =
-            new TableName(notice.getCatalog(), notice.getNamespace(), notice.getTable()).toString();
+        String table = CommitNotice.tableOf(notice).toString();
         context.forward(new Record<>(table, notice, record.timestamp(), record.headers()));
       }
     } else if (decoded instanceof Decoded.Ignored i) {

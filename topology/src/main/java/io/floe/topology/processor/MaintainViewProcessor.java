@@ -7,6 +7,7 @@ import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.FloeMetrics;
+import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
@@ -385,15 +386,12 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     if (outcome.targetSnapshotId() != null) {
       TableName target = definition.target();
       TableCommitted notice =
-          TableCommitted.newBuilder()
-              .setCatalog(target.catalog())
-              .setNamespace(target.namespace())
-              .setTable(target.table())
-              .setMetadataLocation(outcome.targetMetadataLocation())
-              .setSnapshotId(outcome.targetSnapshotId())
-              .setEventTime(Instant.ofEpochMilli(now))
-              .setProducer("floe")
-              .build();
+          CommitNotice.of(
+              target,
+              outcome.targetSnapshotId(),
+              outcome.targetMetadataLocation(),
+              Instant.ofEpochMilli(now),
+              "floe");
       context.forward(new Record<>(target.toString(), notice, now));
     }
     LOG.info(

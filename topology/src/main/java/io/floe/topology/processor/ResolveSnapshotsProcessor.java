@@ -4,6 +4,8 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
 import io.floe.topology.FloeMetrics;
+import io.floe.topology.ingest.CommitNotice;
+import io.floe.topology.ingest.WatchedTableLocations;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.TableCursor;
 import io.floe.topology.view.TableName;
@@ -98,7 +100,7 @@ public final class ResolveSnapshotsProcessor
     }
     TableName table;
     try {
-      table = new TableName(notice.getCatalog(), notice.getNamespace(), notice.getTable());
+      table = CommitNotice.tableOf(notice);
     } catch (IllegalArgumentException e) {
       deadLetter(record, "invalid table name: " + e.getMessage());
       return;
@@ -138,16 +140,12 @@ public final class ResolveSnapshotsProcessor
     }
     if (notice.getMetadataLocation() != null && table instanceof HasTableOperations ops) {
       TableMetadata metadata = ops.operations().current();
-      String named = normalized(notice.getMetadataLocation());
-      return named.equals(normalized(metadata.metadataFileLocation()))
-          || metadata.previousFiles().stream().anyMatch(e -> named.equals(normalized(e.file())));
+      String named = WatchedTableLocations.normalize(notice.getMetadataLocation());
+      return named.equals(WatchedTableLocations.normalize(metadata.metadataFileLocation()))
+          || metadata.previousFiles().stream()
+              .anyMatch(e -> named.equals(WatchedTableLocations.normalize(e.file())));
     }
     return true;
-  }
-
-  /** s3a:// and s3n:// name the same objects as s3://. */
-  private static String normalized(String location) {
-    return location.replaceFirst("^s3[an]://", "s3://");
   }
 
   private void deadLetter(Record<String, TableCommitted> record, String reason) {

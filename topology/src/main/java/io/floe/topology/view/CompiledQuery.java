@@ -94,12 +94,8 @@ public final class CompiledQuery {
     Bucketing bucketing = plan.bucketing();
 
     List<RelNode> above = new ArrayList<>();
-    while (!(node instanceof Aggregate)) {
-      requireProjectOrFilter(node);
-      above.add(node);
-      node = node.getInput(0);
-    }
-    Aggregate aggregate = (Aggregate) node;
+    Aggregate aggregate = aggregateOf(node, above);
+    above.forEach(CompiledQuery::requireProjectOrFilter);
     if (aggregate.getGroupType() != Aggregate.Group.SIMPLE) {
       throw new IllegalArgumentException("GROUPING SETS, ROLLUP and CUBE are not supported");
     }
@@ -207,11 +203,22 @@ public final class CompiledQuery {
    * than recomputing their buckets: the view is decomposable.
    */
   public static boolean foldsAppends(ViewPlan plan) {
-    try {
-      return compile(plan).decomposition().isPresent();
-    } catch (InvalidViewException e) {
-      return false;
+    List<RelNode> above = new ArrayList<>();
+    return merges(aggregateOf(plan.relation(), above), above) != null;
+  }
+
+  /** The plan's aggregate; the nodes above it, from the top down, are added to {@code above}. */
+  private static Aggregate aggregateOf(RelNode top, List<RelNode> above) {
+    RelNode node = top;
+    while (!(node instanceof Aggregate)) {
+      if (node.getInputs().size() != 1) {
+        throw new IllegalArgumentException(
+            "cannot evaluate " + node.getRelTypeName() + " in a view query");
+      }
+      above.add(node);
+      node = node.getInput(0);
     }
+    return (Aggregate) node;
   }
 
   private static void requireProjectOrFilter(RelNode node) {
