@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
-import io.floe.topology.view.CompiledQuery;
+import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ValidatedView;
 import io.floe.topology.view.ViewDefinition;

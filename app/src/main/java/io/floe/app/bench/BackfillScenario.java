@@ -1,10 +1,10 @@
 package io.floe.app.bench;
 
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.oracle.Oracle;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
-import io.floe.topology.view.DirtyBuckets;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.workload.TableWrites;

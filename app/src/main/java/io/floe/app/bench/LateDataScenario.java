@@ -1,12 +1,12 @@
 package io.floe.app.bench;
 
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.bucket.Granularity;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
-import io.floe.topology.view.BucketColumnType;
-import io.floe.topology.view.BucketRange;
-import io.floe.topology.view.Bucketing;
-import io.floe.topology.view.DirtyBuckets;
-import io.floe.topology.view.Granularity;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.workload.TableWrites;

@@ -1,8 +1,8 @@
 package io.floe.app.bench;
 
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
-import io.floe.topology.view.DirtyBuckets;
 import io.floe.topology.view.ViewDefinition;
 import java.time.Duration;
 import java.util.List;

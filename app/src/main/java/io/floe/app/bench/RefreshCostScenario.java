@@ -1,13 +1,13 @@
 package io.floe.app.bench;
 
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.oracle.Oracle;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
-import io.floe.topology.view.BucketColumnType;
-import io.floe.topology.view.DirtyBuckets;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.workload.TableWrites;

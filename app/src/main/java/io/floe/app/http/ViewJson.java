@@ -112,7 +112,7 @@ final class ViewJson {
         for (Types.NestedField column : plan.outputSchema().columns()) {
           columns.addObject().put("name", column.name()).put("type", column.type().toString());
         }
-        node.put("deltaPath", io.floe.topology.view.CompiledQuery.foldsAppends(plan));
+        node.put("deltaPath", io.floe.topology.refresh.eval.CompiledQuery.foldsAppends(plan));
       } else {
         query.outputColumns().forEach(c -> columns.addObject().put("name", c).putNull("type"));
       }
@@ -128,7 +128,7 @@ final class ViewJson {
 
   private static ParsedViewQuery parsed(String query) {
     try {
-      return io.floe.topology.view.ViewQueryParser.parse(query);
+      return io.floe.topology.view.sql.ViewQueryParser.parse(query);
     } catch (io.floe.topology.view.InvalidViewException e) {
       return null;
     }

@@ -1,10 +1,10 @@
 package io.floe.topology.detect;
 
-import io.floe.topology.view.Granularity;
+import io.floe.topology.bucket.Granularity;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.view.ViewQueryParser;
+import io.floe.topology.view.sql.ViewQueryParser;
 import java.time.ZoneId;
 
 /**

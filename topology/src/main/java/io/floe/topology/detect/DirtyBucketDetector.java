@@ -1,9 +1,9 @@
 package io.floe.topology.detect;
 
-import io.floe.topology.view.BucketColumnType;
-import io.floe.topology.view.BucketRangeSet;
-import io.floe.topology.view.Bucketing;
-import io.floe.topology.view.DirtyBuckets;
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.bucket.DirtyBuckets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -213,7 +213,7 @@ public final class DirtyBucketDetector {
           "source column " + field.name() + " is now " + field.type() + ", not a bucket column");
     }
     Bucketing bucketing = Bucketing.of(view.granularity(), type.get(), view.zone());
-    List<io.floe.topology.view.BucketRange> ranges = new ArrayList<>();
+    List<io.floe.topology.bucket.BucketRange> ranges = new ArrayList<>();
     boolean nullBucket = false;
     int id = field.fieldId();
     for (ContentFile<?> file : changes.files()) {

@@ -4,7 +4,7 @@ import io.floe.schemas.ViewRecord;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
-import io.floe.topology.view.ViewQueryParser;
+import io.floe.topology.view.sql.ViewQueryParser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

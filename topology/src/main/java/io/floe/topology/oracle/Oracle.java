@@ -2,7 +2,7 @@ package io.floe.topology.oracle;
 
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
-import io.floe.topology.view.ViewQueryParser;
+import io.floe.topology.view.sql.ViewQueryParser;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;

@@ -2,16 +2,16 @@ package io.floe.topology.processor;
 
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.ViewRecord;
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredDirty;
-import io.floe.topology.view.DirtyBuckets;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.TableName;
-import io.floe.topology.view.ViewQueryParser;
+import io.floe.topology.view.sql.ViewQueryParser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -7,6 +7,7 @@ import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.FloeMetrics;
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshOutcome;
@@ -16,10 +17,9 @@ import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.store.ViewState;
-import io.floe.topology.view.DirtyBuckets;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.view.ViewQueryParser;
+import io.floe.topology.view.sql.ViewQueryParser;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -473,7 +473,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     List<BucketRange> ranges = new ArrayList<>();
     boolean nullBucket = false;
     if (outcome != null && !outcome.recomputed().full() && outcome.bucketType() != null) {
-      for (io.floe.topology.view.BucketRange range : outcome.recomputed().ranges().ranges()) {
+      for (io.floe.topology.bucket.BucketRange range : outcome.recomputed().ranges().ranges()) {
         ranges.add(
             BucketRange.newBuilder()
                 .setStart(micros(outcome.bucketType().toEpochMicros(range.start())))

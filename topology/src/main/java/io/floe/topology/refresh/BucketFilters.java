@@ -1,7 +1,7 @@
 package io.floe.topology.refresh;
 
-import io.floe.topology.view.BucketRange;
-import io.floe.topology.view.BucketRangeSet;
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
 import java.util.List;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;

@@ -1,10 +1,10 @@
 package io.floe.topology.refresh;
 
-import io.floe.topology.view.BucketRange;
-import io.floe.topology.view.BucketRangeSet;
-import io.floe.topology.view.Bucketing;
-import io.floe.topology.view.DirtyBuckets;
-import io.floe.topology.view.Granularity;
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.bucket.Granularity;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package io.floe.topology.refresh;
 
-import io.floe.topology.view.CompiledQuery.Merge;
+import io.floe.topology.refresh.eval.CompiledQuery.Merge;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;

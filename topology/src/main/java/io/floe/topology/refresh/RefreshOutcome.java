@@ -1,7 +1,7 @@
 package io.floe.topology.refresh;
 
-import io.floe.topology.view.BucketColumnType;
-import io.floe.topology.view.DirtyBuckets;
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.DirtyBuckets;
 
 /**
  * What a refresh did.

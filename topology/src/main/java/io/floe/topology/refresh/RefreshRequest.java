@@ -1,6 +1,6 @@
 package io.floe.topology.refresh;
 
-import io.floe.topology.view.DirtyBuckets;
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.view.ViewDefinition;
 import java.util.Objects;
 

@@ -1,18 +1,18 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
-import io.floe.topology.view.BucketColumnType;
-import io.floe.topology.view.BucketRange;
-import io.floe.topology.view.BucketRangeSet;
-import io.floe.topology.view.CompiledQuery;
-import io.floe.topology.view.DirtyBuckets;
+import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
-import io.floe.topology.view.ViewQueryBinder;
-import io.floe.topology.view.ViewQueryParser;
+import io.floe.topology.view.sql.ViewQueryBinder;
+import io.floe.topology.view.sql.ViewQueryParser;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -38,7 +38,7 @@ public record DirtyUpdate(
         -1,
         -1,
         at,
-        StoredDirty.of(io.floe.topology.view.DirtyBuckets.none()),
+        StoredDirty.of(io.floe.topology.bucket.DirtyBuckets.none()),
         full ? FULL_REFRESH : REFRESH);
   }
 

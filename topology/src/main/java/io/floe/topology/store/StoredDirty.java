@@ -1,8 +1,8 @@
 package io.floe.topology.store;
 
-import io.floe.topology.view.BucketRange;
-import io.floe.topology.view.BucketRangeSet;
-import io.floe.topology.view.DirtyBuckets;
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.DirtyBuckets;
 import java.util.ArrayList;
 import java.util.List;
 

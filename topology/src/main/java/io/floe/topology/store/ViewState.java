@@ -2,7 +2,7 @@ package io.floe.topology.store;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import io.floe.topology.view.DirtyBuckets;
+import io.floe.topology.bucket.DirtyBuckets;
 import java.time.Duration;
 
 /**

@@ -1,5 +1,6 @@
 package io.floe.topology.view;
 
+import io.floe.topology.bucket.Granularity;
 import java.util.List;
 
 /**

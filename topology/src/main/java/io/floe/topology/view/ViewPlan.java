@@ -1,5 +1,7 @@
 package io.floe.topology.view;
 
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.bucket.Granularity;
 import java.util.List;
 import org.apache.calcite.rel.RelNode;
 import org.apache.iceberg.Schema;

@@ -1,5 +1,7 @@
 package io.floe.topology.view;
 
+import io.floe.topology.view.sql.ViewQueryBinder;
+import io.floe.topology.view.sql.ViewQueryParser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

@@ -1,5 +1,6 @@
 package io.floe.topology.view;
 
+import io.floe.topology.view.sql.ViewQueryParser;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

@@ -2,6 +2,8 @@ package io.floe.topology.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.view.sql.ViewQueryBinderTest;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,11 @@
-package io.floe.topology.view;
+package io.floe.topology.refresh.eval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ViewPlan;
+import io.floe.topology.view.sql.ViewQueryBinder;
+import io.floe.topology.view.sql.ViewQueryParser;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;

@@ -1,4 +1,4 @@
-package io.floe.topology.view;
+package io.floe.topology.refresh.eval;
 
 import java.nio.ByteBuffer;
 import org.apache.calcite.avatica.util.ByteString;

@@ -1,4 +1,4 @@
-package io.floe.topology.view;
+package io.floe.topology.bucket;
 
 /**
  * A half-open range {@code [start, end)} of stored bucket-column values (see {@link

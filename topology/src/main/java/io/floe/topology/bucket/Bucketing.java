@@ -1,4 +1,4 @@
-package io.floe.topology.view;
+package io.floe.topology.bucket;
 
 import java.time.Instant;
 import java.time.LocalDate;

@@ -1,5 +1,6 @@
-package io.floe.topology.view;
+package io.floe.topology.refresh.eval;
 
+import io.floe.topology.view.sql.TrinoOperatorTable;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;

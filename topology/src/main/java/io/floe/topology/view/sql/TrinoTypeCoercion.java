@@ -1,4 +1,4 @@
-package io.floe.topology.view;
+package io.floe.topology.view.sql;
 
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;

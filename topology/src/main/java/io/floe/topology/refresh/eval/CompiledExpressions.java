@@ -1,5 +1,7 @@
-package io.floe.topology.view;
+package io.floe.topology.refresh.eval;
 
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.view.sql.TrinoOperatorTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

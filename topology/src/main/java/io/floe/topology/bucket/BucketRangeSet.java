@@ -1,4 +1,4 @@
-package io.floe.topology.view;
+package io.floe.topology.bucket;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,5 +1,10 @@
-package io.floe.topology.view;
+package io.floe.topology.refresh.eval;
 
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ViewPlan;
+import io.floe.topology.view.ViewRule;
+import io.floe.topology.view.sql.TrinoOperatorTable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;

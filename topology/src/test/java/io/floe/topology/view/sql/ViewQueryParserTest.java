@@ -1,8 +1,13 @@
-package io.floe.topology.view;
+package io.floe.topology.view.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.topology.bucket.Granularity;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ParsedViewQuery;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewRule;
 import java.util.List;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;

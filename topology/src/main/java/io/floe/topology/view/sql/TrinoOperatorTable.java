@@ -1,4 +1,4 @@
-package io.floe.topology.view;
+package io.floe.topology.view.sql;
 
 import java.util.List;
 import org.apache.calcite.avatica.util.TimeUnit;

@@ -1,8 +1,12 @@
-package io.floe.topology.view;
+package io.floe.topology.view.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ViewPlan;
+import io.floe.topology.view.ViewRule;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -16,9 +20,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** View queries checked against a real Iceberg schema: types, unknown names, derived plan. */
-class ViewQueryBinderTest {
+public class ViewQueryBinderTest {
 
-  static final Schema TRADES =
+  /** A source schema with a column of every type the view language reads. */
+  public static final Schema TRADES =
       new Schema(
           Types.NestedField.required(1, "symbol", Types.StringType.get()),
           Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),

@@ -1,5 +1,13 @@
-package io.floe.topology.view;
+package io.floe.topology.view.sql;
 
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ParsedViewQuery;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewPlan;
+import io.floe.topology.view.ViewRule;
 import java.math.BigDecimal;
 import java.time.ZoneId;
 import java.util.ArrayList;

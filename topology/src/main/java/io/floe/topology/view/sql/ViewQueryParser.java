@@ -1,5 +1,10 @@
-package io.floe.topology.view;
+package io.floe.topology.view.sql;
 
+import io.floe.topology.bucket.Granularity;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ParsedViewQuery;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewRule;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
