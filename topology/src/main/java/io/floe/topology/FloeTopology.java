@@ -4,6 +4,7 @@ import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
+import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
 import io.floe.topology.processor.IngestCommitEventsProcessor;
@@ -13,12 +14,15 @@ import io.floe.topology.processor.ViewsStoreUpdater;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.JsonSerde;
+import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.TableCursor;
 import io.floe.topology.store.ViewState;
+import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.serialization.Serdes;
@@ -123,30 +127,60 @@ public final class FloeTopology {
     }
   }
 
-  /** Builds the topology; no I/O happens until Kafka Streams runs it. */
-  public static Topology build(
-      Settings settings,
+  /**
+   * What the topology's processors work with, shared by every stream thread.
+   *
+   * @param catalogs the Iceberg catalog of each catalog name in view table names
+   * @param views the index of the views in force, which the topology keeps equal to floe.views
+   * @param io the executor of catalog and manifest reads (snapshot walks, detection, pins), so that
+   *     no stream thread waits for Iceberg
+   * @param refreshes runs refreshes on Floe's own threads
+   * @param metrics what the topology reports as it works
+   */
+  public record Services(
       Function<String, Catalog> catalogs,
+      ViewIndex views,
+      Executor io,
       RefreshExecutor refreshes,
       FloeMetrics metrics) {
+
+    public Services {
+      Objects.requireNonNull(catalogs, "catalogs");
+      Objects.requireNonNull(views, "views");
+      Objects.requireNonNull(io, "io");
+      Objects.requireNonNull(refreshes, "refreshes");
+      metrics = metrics == null ? FloeMetrics.NONE : metrics;
+    }
+  }
+
+  /** Builds the topology; no I/O happens until Kafka Streams runs it. */
+  public static Topology build(Settings settings, Services services) {
     Topics topics = settings.topics();
     FloeSerdes serdes = settings.serdes();
+    Function<String, Catalog> catalogs = services.catalogs();
+    FloeMetrics metrics = services.metrics();
     StreamsBuilder builder = new StreamsBuilder();
 
+    // In memory, so that every start reads floe.views through the updater into the index.
     builder.addGlobalStore(
         Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(StoreNames.VIEWS),
+                Stores.inMemoryKeyValueStore(StoreNames.VIEWS),
                 Serdes.String(),
                 serdes.viewRecord())
             .withLoggingDisabled(),
         topics.views(),
         Consumed.with(Serdes.String(), serdes.viewRecord()).withName("views-source"),
-        ViewsStoreUpdater::new);
+        () -> new ViewsStoreUpdater(services.views()));
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(StoreNames.TABLE_CURSORS),
             Serdes.String(),
             JsonSerde.of(TableCursor.class)));
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(StoreNames.DETECT_QUEUE),
+            Serdes.String(),
+            JsonSerde.of(QueuedSnapshots.class)));
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(StoreNames.VIEW_STATE),
@@ -164,6 +198,7 @@ public final class FloeTopology {
                       serdes.tableCommitted().deserializer(),
                       settings.events().lakekeeperCatalog(),
                       catalogs,
+                      services.views(),
                       metrics),
               Named.as(IngestCommitEventsProcessor.NAME))
           .split(Named.as("ingested-"))
@@ -197,7 +232,13 @@ public final class FloeTopology {
         .process(
             () ->
                 new ResolveSnapshotsProcessor(
-                    catalogs, metrics, topics.commits(), serdes.tableCommitted().serializer()),
+                    catalogs,
+                    services.views(),
+                    services.io(),
+                    settings.tick(),
+                    metrics,
+                    topics.commits(),
+                    serdes.tableCommitted().serializer()),
             Named.as(ResolveSnapshotsProcessor.NAME),
             StoreNames.TABLE_CURSORS)
         .split(Named.as("resolved-"))
@@ -212,6 +253,17 @@ public final class FloeTopology {
                             Produced.with(Serdes.String(), serdes.snapshotEvent())
                                 .withName("snapshots-sink")),
                 "snapshots"))
+        .branch(
+            (table, value) -> value instanceof ViewCommand,
+            Branched.withConsumer(
+                commands ->
+                    commands
+                        .mapValues(v -> (ViewCommand) v, Named.as("as-view-command"))
+                        .to(
+                            topics.requests(),
+                            Produced.with(Serdes.String(), serdes.viewCommand())
+                                .withName("source-gone-requests-sink")),
+                "requests"))
         .defaultBranch(
             Branched.withConsumer(
                 deadLetters ->
@@ -231,17 +283,24 @@ public final class FloeTopology {
             .filter((view, command) -> view != null && command != null, Named.as("valid-requests"))
             .mapValues(
                 command ->
-                    DirtyUpdate.request(
-                        command.getCommand() == ViewCommandType.FULL_REFRESH,
-                        command.getRequestedAt().toEpochMilli()),
+                    (DirtyUpdate)
+                        new DirtyUpdate.Request(
+                            command.getCommand() == ViewCommandType.FULL_REFRESH
+                                ? DirtyUpdate.Request.Kind.FULL_REFRESH
+                                : DirtyUpdate.Request.Kind.REFRESH,
+                            command.getRequestedAt().toEpochMilli(),
+                            command.getRequestedBy()),
                 Named.as("as-refresh-request"));
     KStream<String, Object> maintained =
         builder.stream(
                 topics.snapshots(),
                 Consumed.with(Serdes.String(), serdes.snapshotEvent()).withName("snapshots-source"))
             .process(
-                () -> new DetectDirtyBucketsProcessor(catalogs),
-                Named.as(DetectDirtyBucketsProcessor.NAME))
+                () ->
+                    new DetectDirtyBucketsProcessor(
+                        catalogs, services.views(), services.io(), settings.tick()),
+                Named.as(DetectDirtyBucketsProcessor.NAME),
+                StoreNames.DETECT_QUEUE)
             .merge(requests, Named.as("with-requests"))
             .repartition(
                 Repartitioned.<String, DirtyUpdate>as("dirty-buckets")
@@ -251,8 +310,9 @@ public final class FloeTopology {
             .process(
                 () ->
                     new MaintainViewProcessor(
-                        refreshes,
+                        services.refreshes(),
                         catalogs,
+                        services.views(),
                         settings.partitions(),
                         settings.tick(),
                         settings.maxBackoff(),

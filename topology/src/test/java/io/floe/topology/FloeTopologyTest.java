@@ -17,6 +17,7 @@ import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewIndex;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,9 +96,8 @@ class FloeTopologyTest {
                     Duration.ofMinutes(5),
                     SERDES,
                     new FloeTopology.Events(List.of(EVENTS), "lake")),
-                this::catalog,
-                executor,
-                FloeMetrics.NONE),
+                new FloeTopology.Services(
+                    this::catalog, new ViewIndex(), Runnable::run, executor, FloeMetrics.NONE)),
             config,
             Instant.parse("2026-04-08T12:00:00Z"));
     FloeTopology.Topics topics = FloeTopology.Topics.DEFAULTS;
@@ -499,9 +499,12 @@ class FloeTopologyTest {
     String described =
         FloeTopology.build(
                 FloeTopology.Settings.defaults(),
-                this::catalog,
-                new RefreshExecutor(new ViewRefresher(this::catalog), Runnable::run),
-                FloeMetrics.NONE)
+                new FloeTopology.Services(
+                    this::catalog,
+                    new ViewIndex(),
+                    Runnable::run,
+                    new RefreshExecutor(new ViewRefresher(this::catalog), Runnable::run),
+                    FloeMetrics.NONE))
             .describe()
             .toString();
     Path golden = Path.of("src", "test", "resources", "topology.txt");

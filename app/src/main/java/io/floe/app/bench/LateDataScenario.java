@@ -7,6 +7,7 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.workload.TableWrites;
@@ -68,7 +69,8 @@ final class LateDataScenario {
     DirtyBuckets dirty;
     try {
       dirty =
-          DirtyBucketDetector.detect(trades, snapshot, List.of(BucketedView.of(view)))
+          DirtyBucketDetector.detect(
+                  trades, snapshot, List.of(BucketedView.of(CompiledView.compile(view, 0))))
               .get(view.name());
     } catch (io.floe.topology.view.InvalidViewException e) {
       throw new IllegalStateException(e);

@@ -8,6 +8,7 @@ import io.floe.topology.oracle.Oracle;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.workload.TableWrites;
@@ -97,7 +98,9 @@ final class RefreshCostScenario {
                   lastDay.plus(Duration.ofHours(13)),
                   APPENDED));
       DirtyBuckets dirty =
-          DirtyBucketDetector.detect(trades, s2, List.of(BucketedView.of(weekly))).get("weekly");
+          DirtyBucketDetector.detect(
+                  trades, s2, List.of(BucketedView.of(CompiledView.compile(weekly, 0))))
+              .get("weekly");
       RefreshOutcome incremental =
           refresher.refresh(
               RefreshRequest.of(weekly, s2, s1, dirty), ViewRefresher.ProgressListener.NONE);

@@ -52,6 +52,7 @@ public final class FloeConfig extends AbstractConfig {
   public static final String TOPIC_PARTITIONS = "floe.topic.partitions";
   public static final String TOPIC_REPLICATION_FACTOR = "floe.topic.replication-factor";
   public static final String REFRESH_THREADS = "floe.refresh.threads";
+  public static final String IO_THREADS = "floe.io.threads";
   public static final String REFRESH_MAX_BACKOFF_MS = "floe.refresh.max-backoff.ms";
   public static final String MAINTAIN_TICK_MS = "floe.maintain.tick.ms";
 
@@ -67,11 +68,7 @@ public final class FloeConfig extends AbstractConfig {
           StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
           LogAndContinueExceptionHandler.class.getName(),
           StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG,
-          "true",
-          // Long refreshes never run inside a transaction, but manifest reads of the detect stage
-          // do: give them more than the 10 s default.
-          "producer.transaction.timeout.ms",
-          "60000");
+          "true");
 
   private static final Pattern SECRET =
       Pattern.compile("(?i).*(password|secret|token|credential|access-key|sasl\\.jaas).*");
@@ -213,6 +210,15 @@ public final class FloeConfig extends AbstractConfig {
               Range.between(1, 256),
               Importance.MEDIUM,
               "Threads that run refreshes, outside the stream threads.")
+          .define(
+              IO_THREADS,
+              Type.INT,
+              4,
+              Range.between(1, 256),
+              Importance.LOW,
+              "Threads that read Iceberg metadata for the stream threads (snapshot walks, manifest"
+                  + " reads, pinning a source's current snapshot), so that no stream thread waits"
+                  + " for a catalog or an object store inside a transaction.")
           .define(
               REFRESH_MAX_BACKOFF_MS,
               Type.LONG,

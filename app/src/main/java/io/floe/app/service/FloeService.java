@@ -8,6 +8,7 @@ import io.floe.topology.FloeTopology;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewIndex;
 import io.floe.topology.view.ViewsFile;
 import io.floe.topology.view.ViewsFileException;
 import java.nio.file.Path;
@@ -15,7 +16,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
@@ -40,6 +45,8 @@ public final class FloeService implements AutoCloseable {
   private final CatalogConfig catalogs;
   private final FloeMeters metrics = new FloeMeters();
   private final RefreshExecutor executor;
+  private final ViewIndex views = new ViewIndex();
+  private final ExecutorService io;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -55,11 +62,24 @@ public final class FloeService implements AutoCloseable {
         new RefreshExecutor(
             new ViewRefresher(catalogs::catalog, FailPoints.fromEnvironment()),
             config.getInt(FloeConfig.REFRESH_THREADS));
+    this.io =
+        Executors.newFixedThreadPool(config.getInt(FloeConfig.IO_THREADS), daemons("floe-io-"));
+  }
+
+  private static ThreadFactory daemons(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
   }
 
   /** The topology this service runs. */
   public Topology topology() {
-    return FloeTopology.build(config.topologySettings(), catalogs::catalog, executor, metrics);
+    return FloeTopology.build(
+        config.topologySettings(),
+        new FloeTopology.Services(catalogs::catalog, views, io, executor, metrics));
   }
 
   /**
@@ -151,6 +171,11 @@ public final class FloeService implements AutoCloseable {
     return streams;
   }
 
+  /** The views in force, as this instance knows them. */
+  public ViewIndex views() {
+    return views;
+  }
+
   public RefreshExecutor refreshes() {
     return executor;
   }
@@ -181,6 +206,7 @@ public final class FloeService implements AutoCloseable {
     }
     try {
       executor.close();
+      io.shutdownNow();
       catalogs.close();
     } catch (Exception e) {
       LOG.warn("Error while stopping", e);

@@ -1,10 +1,7 @@
 package io.floe.topology.detect;
 
 import io.floe.topology.bucket.Granularity;
-import io.floe.topology.view.InvalidViewException;
-import io.floe.topology.view.ParsedViewQuery;
-import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.view.sql.ViewQueryParser;
+import io.floe.topology.view.CompiledView;
 import java.time.ZoneId;
 
 /**
@@ -18,9 +15,9 @@ import java.time.ZoneId;
  */
 public record BucketedView(String view, String bucketColumn, Granularity granularity, ZoneId zone) {
 
-  /** The buckets of a view definition, from its query's structure. */
-  public static BucketedView of(ViewDefinition view) throws InvalidViewException {
-    ParsedViewQuery query = ViewQueryParser.parse(view.query());
-    return new BucketedView(view.name(), query.bucketColumn(), query.granularity(), view.zone());
+  /** The buckets of a compiled view. */
+  public static BucketedView of(CompiledView view) {
+    return new BucketedView(
+        view.name(), view.bucketColumn(), view.granularity(), view.definition().zone());
   }
 }

@@ -1,19 +1,12 @@
 package io.floe.topology.ingest;
 
-import io.floe.schemas.ViewRecord;
-import io.floe.topology.store.StoredView;
-import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
-import io.floe.topology.view.sql.ViewQueryParser;
-import java.util.ArrayList;
+import io.floe.topology.view.ViewIndex;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.apache.iceberg.catalog.Catalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,23 +21,17 @@ public final class WatchedTableLocations implements TableLocator {
   private static final Logger LOG = LoggerFactory.getLogger(WatchedTableLocations.class);
   private static final long RELOAD_INTERVAL_MS = 60_000;
 
-  private final Supplier<Iterable<ViewRecord>> views;
+  private final ViewIndex views;
   private final Function<String, Catalog> catalogs;
   private final Map<String, TableName> byLocation = new HashMap<>();
 
   /** When the locations were last loaded: never, so the first unknown location loads them. */
   private long loadedAt = -RELOAD_INTERVAL_MS;
 
-  /** The views (name and query) the sources were parsed from, and those sources. */
-  private Set<String> parsedDefinitions = Set.of();
+  /** The generation of the view index whose sources were located; none yet. */
+  private long located = -1;
 
-  private Set<TableName> sources = Set.of();
-
-  /** The sources whose locations were loaded. */
-  private Set<TableName> located = null;
-
-  public WatchedTableLocations(
-      Supplier<Iterable<ViewRecord>> views, Function<String, Catalog> catalogs) {
+  public WatchedTableLocations(ViewIndex views, Function<String, Catalog> catalogs) {
     this.views = views;
     this.catalogs = catalogs;
   }
@@ -56,12 +43,12 @@ public final class WatchedTableLocations implements TableLocator {
     if (found.isPresent()) {
       return found;
     }
-    Set<TableName> watched = sources();
+    long generation = views.generation();
     long now = System.currentTimeMillis();
     // A new or changed view is looked up at once; a table that appeared later (the target of an
     // upstream view, say) within a minute.
-    if (!watched.equals(located) || now - loadedAt >= RELOAD_INTERVAL_MS) {
-      reload(watched);
+    if (generation != located || now - loadedAt >= RELOAD_INTERVAL_MS) {
+      reload(Set.copyOf(views.sources()), generation);
       loadedAt = now;
       found = find(location);
     }
@@ -70,30 +57,7 @@ public final class WatchedTableLocations implements TableLocator {
 
   @Override
   public boolean watches(TableName table) {
-    return sources().contains(table);
-  }
-
-  /** The source tables of the views now; the queries are parsed again only when views change. */
-  private Set<TableName> sources() {
-    Set<String> definitions = new HashSet<>();
-    List<ViewRecord> current = new ArrayList<>();
-    for (ViewRecord view : views.get()) {
-      current.add(view);
-      definitions.add(view.getName() + "\n" + view.getQuery());
-    }
-    if (!definitions.equals(parsedDefinitions)) {
-      Set<TableName> parsed = new HashSet<>();
-      for (ViewRecord record : current) {
-        try {
-          parsed.add(ViewQueryParser.parse(StoredView.of(record).toDefinition().query()).source());
-        } catch (InvalidViewException | RuntimeException e) {
-          LOG.debug("Skipping view {}: {}", record.getName(), e.getMessage());
-        }
-      }
-      sources = Set.copyOf(parsed);
-      parsedDefinitions = definitions;
-    }
-    return sources;
+    return views.isWatched(table);
   }
 
   private Optional<TableName> find(String metadataLocation) {
@@ -103,7 +67,7 @@ public final class WatchedTableLocations implements TableLocator {
         : Optional.ofNullable(byLocation.get(metadataLocation.substring(0, cut)));
   }
 
-  private void reload(Set<TableName> watched) {
+  private void reload(Set<TableName> watched, long generation) {
     byLocation.clear();
     for (TableName source : watched) {
       try {
@@ -114,7 +78,7 @@ public final class WatchedTableLocations implements TableLocator {
         LOG.debug("Cannot load the location of {}: {}", source, e.getMessage());
       }
     }
-    located = watched;
+    located = generation;
     LOG.debug("Watched table locations: {}", byLocation);
   }
 

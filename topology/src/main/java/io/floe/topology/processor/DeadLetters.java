@@ -35,7 +35,20 @@ public final class DeadLetters {
       Record<K, ?> record,
       byte[] bytes,
       String reason) {
-    String origin = context.recordMetadata().map(DeadLetters::describe).orElse("punctuation");
+    return of(originOf(context), processor, record, bytes, reason);
+  }
+
+  /** Where the record being processed came from: topic-partition@offset. */
+  public static String originOf(ProcessorContext<?, ?> context) {
+    return context.recordMetadata().map(DeadLetters::describe).orElse("punctuation");
+  }
+
+  /**
+   * A dead letter for {@code record} that came from {@code origin}, for records dead-lettered after
+   * their processing (once an I/O job says they cannot be acted on); logged once at WARN.
+   */
+  public static <K> Record<K, byte[]> of(
+      String origin, String processor, Record<K, ?> record, byte[] bytes, String reason) {
     LOG.warn("Dead-lettering a record from {} in {}: {}", origin, processor, reason);
     RecordHeaders headers = new RecordHeaders(record.headers().toArray());
     headers.add(REASON, reason.getBytes(StandardCharsets.UTF_8));

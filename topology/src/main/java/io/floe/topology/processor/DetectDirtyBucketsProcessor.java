@@ -1,25 +1,25 @@
 package io.floe.topology.processor;
 
 import io.floe.schemas.SnapshotEvent;
-import io.floe.schemas.ViewRecord;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.store.DirtyUpdate;
+import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredDirty;
-import io.floe.topology.view.InvalidViewException;
-import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.TableName;
-import io.floe.topology.view.sql.ViewQueryParser;
+import io.floe.topology.view.ViewIndex;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -30,13 +30,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The detect stage (DESIGN §2, §3.2–§3.4): for each snapshot event, the views whose source is the
- * snapshot's table are looked up in the global views store, and the snapshot's file statistics give
- * each of them its dirty buckets ({@link DirtyBucketDetector}). Emits one {@link DirtyUpdate} per
- * view that has any, keyed by view name for the maintain stage.
+ * snapshot's table come from the {@link ViewIndex}, and the snapshot's file statistics give each of
+ * them its dirty buckets ({@link DirtyBucketDetector}). Emits one {@link DirtyUpdate.Change} per
+ * view that has any, keyed by view name for the maintain stage, in the table's commit order.
  *
- * <p>If detection itself fails (the table cannot be read), every view on the table is marked fully
- * dirty: the refresh then narrows that down from the target's bookmark, so nothing is lost and
- * little is wasted.
+ * <p>Reading manifests is I/O, so it runs on Floe's I/O executor: snapshots wait in the {@link
+ * StoreNames#DETECT_QUEUE} store (a crash or a rebalance detects them again), and one job per table
+ * detects the queued snapshots in order, loading the table once. If detection itself fails (the
+ * table cannot be read), every view on the table is marked fully dirty: the refresh then narrows
+ * that down from the target's bookmark, so nothing is lost and little is wasted.
  */
 public final class DetectDirtyBucketsProcessor
     implements Processor<String, SnapshotEvent, String, DirtyUpdate> {
@@ -45,23 +47,41 @@ public final class DetectDirtyBucketsProcessor
   public static final String NAME = "detect-dirty-buckets";
 
   private static final Logger LOG = LoggerFactory.getLogger(DetectDirtyBucketsProcessor.class);
+  private static final int ATTEMPTS = 3;
 
   private final Function<String, Catalog> catalogs;
-  private final Map<String, Parsed> parsed = new HashMap<>();
+  private final ViewIndex views;
+  private final Duration tick;
+  private final Jobs<String, List<Detected>> detections;
   private ProcessorContext<String, DirtyUpdate> context;
-  private KeyValueStore<String, ViewRecord> views;
+  private KeyValueStore<String, QueuedSnapshots> queue;
 
-  /** A view's query parsed once; {@code bucketed} is null when the query is invalid. */
-  private record Parsed(String query, TableName source, BucketedView bucketed) {}
+  /** The dirty buckets of one queued snapshot, per view. */
+  private record Detected(QueuedSnapshots.Queued snapshot, Map<String, DirtyBuckets> dirty) {}
 
-  public DetectDirtyBucketsProcessor(Function<String, Catalog> catalogs) {
+  /**
+   * @param io the executor that reads manifests
+   * @param tick how often finished detections are collected
+   */
+  public DetectDirtyBucketsProcessor(
+      Function<String, Catalog> catalogs, ViewIndex views, Executor io, Duration tick) {
     this.catalogs = catalogs;
+    this.views = views;
+    this.tick = tick;
+    this.detections = new Jobs<>(io);
   }
 
   @Override
   public void init(ProcessorContext<String, DirtyUpdate> context) {
     this.context = context;
-    this.views = context.getStateStore(StoreNames.VIEWS);
+    this.queue = context.getStateStore(StoreNames.DETECT_QUEUE);
+    List<String> waiting = new ArrayList<>();
+    try (KeyValueIterator<String, QueuedSnapshots> all = queue.all()) {
+      all.forEachRemaining(entry -> waiting.add(entry.key));
+    }
+    // Snapshots a previous owner of this task had not detected yet.
+    waiting.forEach(this::startDetection);
+    context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, now -> applyFinished());
   }
 
   @Override
@@ -70,104 +90,148 @@ public final class DetectDirtyBucketsProcessor
     if (event == null) {
       return;
     }
-    TableName table =
-        new TableName(
-            event.getTable().getCatalog(),
-            event.getTable().getNamespace(),
-            event.getTable().getName());
-    List<BucketedView> onTable = viewsOn(table);
-    if (onTable.isEmpty()) {
+    TableName table;
+    try {
+      table =
+          new TableName(
+              event.getTable().getCatalog(),
+              event.getTable().getNamespace(),
+              event.getTable().getName());
+    } catch (IllegalArgumentException e) {
+      LOG.warn("Ignoring a snapshot event of an invalid table name: {}", e.getMessage());
       return;
     }
-    Map<String, DirtyBuckets> dirty = detect(table, event, onTable);
-    for (Map.Entry<String, DirtyBuckets> entry : dirty.entrySet()) {
+    if (views.readingTable(table).isEmpty()) {
+      return;
+    }
+    String key = table.toString();
+    QueuedSnapshots queued = queue.get(key);
+    List<QueuedSnapshots.Queued> snapshots =
+        new ArrayList<>(queued == null ? List.of() : queued.snapshots());
+    snapshots.add(
+        new QueuedSnapshots.Queued(
+            event.getTable().getUuid(),
+            event.getSnapshotId(),
+            event.getSequenceNumber(),
+            event.getTimestamp().toEpochMilli(),
+            event.getHistoryBroken() ? event.getHistoryBrokenReason() : null));
+    queue.put(key, new QueuedSnapshots(snapshots));
+    if (!detections.isRunning(key)) {
+      startDetection(key);
+      applyFinished();
+    }
+  }
+
+  private void startDetection(String key) {
+    QueuedSnapshots queued = queue.get(key);
+    if (queued == null || queued.snapshots().isEmpty()) {
+      return;
+    }
+    TableName table = TableName.parse(key);
+    List<BucketedView> onTable = views.readingTable(table).stream().map(BucketedView::of).toList();
+    List<QueuedSnapshots.Queued> batch = queued.snapshots();
+    detections.start(key, () -> detect(table, batch, onTable));
+  }
+
+  /** Runs on the I/O executor: the dirty buckets of each snapshot, loading the table once. */
+  private List<Detected> detect(
+      TableName table, List<QueuedSnapshots.Queued> batch, List<BucketedView> onTable) {
+    List<Detected> detected = new ArrayList<>();
+    Table loaded = null;
+    for (QueuedSnapshots.Queued snapshot : batch) {
+      if (snapshot.brokenReason() != null) {
+        detected.add(new Detected(snapshot, allDirty(onTable, snapshot.brokenReason())));
+        continue;
+      }
+      RuntimeException failure = null;
+      Map<String, DirtyBuckets> dirty = null;
+      for (int attempt = 1; attempt <= ATTEMPTS && dirty == null; attempt++) {
+        try {
+          if (loaded == null) {
+            loaded = catalogs.apply(table.catalog()).loadTable(table.identifier());
+          }
+          dirty = DirtyBucketDetector.detect(loaded, snapshot.snapshotId(), onTable);
+        } catch (RuntimeException e) {
+          failure = e;
+          loaded = null;
+        }
+      }
+      if (dirty == null) {
+        LOG.warn(
+            "Cannot read the changes of snapshot {} of {}; its views will catch up from their"
+                + " targets' bookmarks",
+            snapshot.snapshotId(),
+            table,
+            failure);
+        dirty =
+            allDirty(
+                onTable, "changes of snapshot " + snapshot.snapshotId() + " could not be read");
+      }
+      detected.add(new Detected(snapshot, dirty));
+    }
+    return detected;
+  }
+
+  private static Map<String, DirtyBuckets> allDirty(List<BucketedView> views, String reason) {
+    Map<String, DirtyBuckets> all = new LinkedHashMap<>();
+    views.forEach(v -> all.put(v.view(), DirtyBuckets.all(reason)));
+    return all;
+  }
+
+  private void applyFinished() {
+    for (Jobs.Done<String, List<Detected>> done : detections.collect()) {
+      String key = done.key();
+      QueuedSnapshots queued = queue.get(key);
+      if (queued == null) {
+        continue;
+      }
+      if (done.failed()) {
+        // detect() handles its own failures; anything else is a bug: try again on the next tick.
+        LOG.error("Detection of the snapshots of {} failed", key, done.failure());
+        startDetection(key);
+        continue;
+      }
+      for (Detected detected : done.result()) {
+        forward(key, detected);
+      }
+      List<QueuedSnapshots.Queued> rest =
+          queued.snapshots().subList(done.result().size(), queued.snapshots().size());
+      if (rest.isEmpty()) {
+        queue.delete(key);
+      } else {
+        queue.put(key, new QueuedSnapshots(rest));
+        startDetection(key);
+      }
+    }
+  }
+
+  private void forward(String table, Detected detected) {
+    QueuedSnapshots.Queued snapshot = detected.snapshot();
+    for (Map.Entry<String, DirtyBuckets> entry : detected.dirty().entrySet()) {
       if (entry.getValue().isEmpty()) {
         continue;
       }
       DirtyUpdate update =
-          DirtyUpdate.change(
-              table.toString(),
-              event.getSnapshotId(),
-              event.getSequenceNumber(),
-              event.getTimestamp().toEpochMilli(),
+          new DirtyUpdate.Change(
+              table,
+              snapshot.tableUuid(),
+              snapshot.snapshotId(),
+              snapshot.sequenceNumber(),
+              snapshot.committedAt(),
               StoredDirty.of(entry.getValue()));
-      context.forward(record.withKey(entry.getKey()).withValue(update));
+      context.forward(new Record<>(entry.getKey(), update, snapshot.committedAt()));
       LOG.debug(
           "Snapshot {} of {} dirtied {} of view {}",
-          event.getSnapshotId(),
+          snapshot.snapshotId(),
           table,
           entry.getValue(),
           entry.getKey());
     }
   }
 
-  private Map<String, DirtyBuckets> detect(
-      TableName table, SnapshotEvent event, List<BucketedView> onTable) {
-    if (event.getHistoryBroken()) {
-      Map<String, DirtyBuckets> all = new LinkedHashMap<>();
-      onTable.forEach(v -> all.put(v.view(), DirtyBuckets.all(event.getHistoryBrokenReason())));
-      return all;
-    }
-    try {
-      Table loaded = catalogs.apply(table.catalog()).loadTable(table.identifier());
-      return DirtyBucketDetector.detect(loaded, event.getSnapshotId(), onTable);
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "Cannot read the changes of snapshot {} of {}; its views will catch up from their"
-              + " targets' bookmarks",
-          event.getSnapshotId(),
-          table,
-          e);
-      Map<String, DirtyBuckets> all = new LinkedHashMap<>();
-      onTable.forEach(
-          v ->
-              all.put(
-                  v.view(),
-                  DirtyBuckets.all(
-                      "changes of snapshot " + event.getSnapshotId() + " could not be read")));
-      return all;
-    }
-  }
-
-  /** The valid views whose source is {@code table}. */
-  private List<BucketedView> viewsOn(TableName table) {
-    List<BucketedView> found = new ArrayList<>();
-    try (KeyValueIterator<String, ViewRecord> all = views.all()) {
-      while (all.hasNext()) {
-        ViewRecord view = all.next().value;
-        Parsed p = parse(view);
-        if (p.bucketed() != null && p.source().equals(table)) {
-          found.add(p.bucketed());
-        }
-      }
-    }
-    return found;
-  }
-
-  private Parsed parse(ViewRecord view) {
-    Parsed known = parsed.get(view.getName());
-    if (known != null
-        && known.query().equals(view.getQuery())
-        && (known.bucketed() == null
-            || known.bucketed().zone().getId().equals(view.getTimezone()))) {
-      return known;
-    }
-    Parsed p;
-    try {
-      ParsedViewQuery query = ViewQueryParser.parse(view.getQuery());
-      p =
-          new Parsed(
-              view.getQuery(),
-              query.source(),
-              new BucketedView(
-                  view.getName(),
-                  query.bucketColumn(),
-                  query.granularity(),
-                  java.time.ZoneId.of(view.getTimezone())));
-    } catch (InvalidViewException | RuntimeException e) {
-      p = new Parsed(view.getQuery(), null, null);
-    }
-    parsed.put(view.getName(), p);
-    return p;
+  @Override
+  public void close() {
+    // The queue keeps what was not detected, for the next owner of this task.
+    detections.abandonAll();
   }
 }

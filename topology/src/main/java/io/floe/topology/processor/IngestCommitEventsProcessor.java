@@ -1,25 +1,20 @@
 package io.floe.topology.processor;
 
 import io.floe.schemas.TableCommitted;
-import io.floe.schemas.ViewRecord;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.ingest.CommitEventDecoder;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.ingest.Decoded;
 import io.floe.topology.ingest.WatchedTableLocations;
-import io.floe.topology.store.StoreNames;
+import io.floe.topology.view.ViewIndex;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Function;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +33,7 @@ public final class IngestCommitEventsProcessor
   private final Deserializer<TableCommitted> notices;
   private final String lakekeeperCatalog;
   private final Function<String, Catalog> catalogs;
+  private final ViewIndex views;
   private final FloeMetrics metrics;
   private ProcessorContext<String, Object> context;
   private CommitEventDecoder decoder;
@@ -46,28 +42,21 @@ public final class IngestCommitEventsProcessor
       Deserializer<TableCommitted> notices,
       String lakekeeperCatalog,
       Function<String, Catalog> catalogs,
+      ViewIndex views,
       FloeMetrics metrics) {
     this.notices = notices;
     this.lakekeeperCatalog = lakekeeperCatalog;
     this.catalogs = catalogs;
+    this.views = views;
     this.metrics = metrics;
   }
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    ReadOnlyKeyValueStore<String, ViewRecord> views = context.getStateStore(StoreNames.VIEWS);
     this.decoder =
         new CommitEventDecoder(
-            notices, lakekeeperCatalog, new WatchedTableLocations(() -> all(views), catalogs));
-  }
-
-  private static List<ViewRecord> all(ReadOnlyKeyValueStore<String, ViewRecord> views) {
-    List<ViewRecord> records = new ArrayList<>();
-    try (KeyValueIterator<String, ViewRecord> it = views.all()) {
-      it.forEachRemaining(entry -> records.add(entry.value));
-    }
-    return records;
+            notices, lakekeeperCatalog, new WatchedTableLocations(views, catalogs));
   }
 
   @Override

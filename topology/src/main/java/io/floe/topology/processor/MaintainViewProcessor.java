@@ -5,7 +5,6 @@ import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
-import io.floe.schemas.ViewRecord;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.ingest.CommitNotice;
@@ -19,6 +18,7 @@ import io.floe.topology.store.StoredView;
 import io.floe.topology.store.ViewState;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewIndex;
 import io.floe.topology.view.sql.ViewQueryParser;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -70,15 +70,14 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   private final RefreshExecutor executor;
   private final Function<String, Catalog> catalogs;
+  private final ViewIndex index;
   private final int partitions;
   private final Duration tick;
   private final Duration maxBackoff;
   private final FloeMetrics metrics;
   private final Map<String, CompletableFuture<RefreshOutcome>> running = new HashMap<>();
-  private final Map<String, KeyValue<ViewRecord, StoredView>> definitions = new HashMap<>();
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, ViewState> states;
-  private KeyValueStore<String, ViewRecord> views;
   private int partition;
 
   /**
@@ -89,12 +88,14 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   public MaintainViewProcessor(
       RefreshExecutor executor,
       Function<String, Catalog> catalogs,
+      ViewIndex index,
       int partitions,
       Duration tick,
       Duration maxBackoff,
       FloeMetrics metrics) {
     this.executor = executor;
     this.catalogs = catalogs;
+    this.index = index;
     this.partitions = partitions;
     this.tick = tick;
     this.maxBackoff = maxBackoff;
@@ -105,7 +106,6 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.states = context.getStateStore(StoreNames.VIEW_STATE);
-    this.views = context.getStateStore(StoreNames.VIEWS);
     this.partition = context.taskId().partition();
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
   }
@@ -126,16 +126,16 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       }
       state = ViewState.created(definition, now);
     }
-    if (update.isRequest()) {
-      boolean full = DirtyUpdate.FULL_REFRESH.equals(update.request());
+    if (update instanceof DirtyUpdate.Request request) {
+      boolean full = request.kind() == DirtyUpdate.Request.Kind.FULL_REFRESH;
       LOG.info("{} of view {} requested", full ? "A full refresh" : "A refresh", view);
-      state.requestRefresh(full, update.committedAt(), now);
-    } else {
+      state.requestRefresh(full, request.requestedAt(), now);
+    } else if (update instanceof DirtyUpdate.Change change) {
       state.addPending(
-          update.dirty().toDirtyBuckets(),
-          update.snapshotId(),
-          update.sequenceNumber(),
-          update.committedAt(),
+          change.dirty().toDirtyBuckets(),
+          change.snapshotId(),
+          change.sequenceNumber(),
+          change.committedAt(),
           now);
     }
     states.put(view, state);
@@ -165,9 +165,9 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   /** Creates, redefines and drops the states of the views this task owns. */
   private void syncDefinitions(long now) {
     Set<String> defined = new HashSet<>();
-    try (KeyValueIterator<String, ViewRecord> all = views.all()) {
-      while (all.hasNext()) {
-        String name = all.next().key;
+    {
+      for (io.floe.topology.view.CompiledView compiled : index.views()) {
+        String name = compiled.name();
         if (!owns(name)) {
           continue;
         }
@@ -208,25 +208,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   /** The stored form of a view's current definition, or null if it is unknown or invalid. */
   private StoredView definition(String name) {
-    ViewRecord record = views.get(name);
-    if (record == null) {
-      definitions.remove(name);
-      return null;
-    }
-    KeyValue<ViewRecord, StoredView> known = definitions.get(name);
-    if (known != null && known.key.equals(record)) {
-      return known.value;
-    }
-    StoredView stored;
-    try {
-      stored = StoredView.of(record);
-      stored.toDefinition();
-    } catch (RuntimeException e) {
-      LOG.warn("Ignoring view {}: its definition is invalid: {}", name, e.getMessage());
-      stored = null;
-    }
-    definitions.put(name, KeyValue.pair(record, stored));
-    return stored;
+    return index.view(name).map(v -> StoredView.of(v.definition())).orElse(null);
   }
 
   private boolean owns(String view) {
@@ -449,16 +431,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   /** The view, on any instance, whose target is {@code table}, or null. */
   private String viewWithTarget(TableName table) {
-    try (KeyValueIterator<String, ViewRecord> all = views.all()) {
-      while (all.hasNext()) {
-        KeyValue<String, ViewRecord> entry = all.next();
-        if (entry.value != null
-            && table.equals(StoredView.of(entry.value).toDefinition().target())) {
-          return entry.key;
-        }
-      }
-    }
-    return null;
+    return index.writingTable(table).map(io.floe.topology.view.CompiledView::name).orElse(null);
   }
 
   private static RefreshEvent refreshEvent(

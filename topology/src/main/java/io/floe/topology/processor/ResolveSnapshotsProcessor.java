@@ -3,17 +3,26 @@ package io.floe.topology.processor;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
+import io.floe.schemas.ViewCommand;
+import io.floe.schemas.ViewCommandType;
 import io.floe.topology.FloeMetrics;
+import io.floe.topology.detect.SnapshotWalk;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.ingest.WatchedTableLocations;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.TableCursor;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
@@ -21,10 +30,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -36,14 +43,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The resolve stage (DESIGN §2): turns commit notices, which may be duplicated, reordered, late or
- * lost, into one {@link SnapshotEvent} per real snapshot of the table, in commit order. The table's
- * snapshot chain is read from its catalog and walked from the table's cursor. When the walk is
- * impossible (rollback, expired history, the table dropped and recreated) the current snapshot is
- * published flagged so that the views on the table fully refresh.
+ * lost, into one {@link SnapshotEvent} per real snapshot of the table, in commit order. A notice
+ * only marks the table's cursor as owing a walk; the walk itself (load the table, follow its
+ * snapshot chain from the cursor, {@link SnapshotWalk}) runs on Floe's I/O executor, and its events
+ * and the moved cursor are applied together on the stream thread. The cursor records the walk owed,
+ * so a crash or a rebalance walks again, from the cursor, publishing nothing twice.
  *
- * <p>Outputs {@link SnapshotEvent}s, and {@code byte[]} dead letters for notices about an unknown
- * catalog or table. A catalog that fails is retried a few times on the spot, then from a punctuator
- * with backoff, so that the notice is not lost.
+ * <p>Outputs {@link SnapshotEvent}s; {@code byte[]} dead letters for notices about an unknown
+ * catalog or table; and, when a table that views read is found dropped, one {@link ViewCommand} per
+ * such view (a refresh, which puts the view in error with the reason).
  */
 public final class ResolveSnapshotsProcessor
     implements Processor<String, TableCommitted, String, Object> {
@@ -54,32 +62,65 @@ public final class ResolveSnapshotsProcessor
   private static final Logger LOG = LoggerFactory.getLogger(ResolveSnapshotsProcessor.class);
   private static final int ATTEMPTS = 3;
 
-  /** How often pending retries are looked at. */
-  private static final Duration RETRY_TICK = Duration.ofSeconds(1);
-
   /** How long a catalog that failed is left alone. */
   private static final Duration FAILURE_BACKOFF = Duration.ofSeconds(10);
+
+  /** How often a table is read again while it does not show a commit a notice named. */
+  private static final Duration AWAIT_INTERVAL = Duration.ofSeconds(1);
 
   /** How long a commit a notice named may take to show in the catalog. */
   private static final Duration AWAIT_LIMIT = Duration.ofSeconds(60);
 
+  /** The most dead letters held per table while its walk runs. */
+  private static final int MAX_HELD_LETTERS = 100;
+
   private final Function<String, Catalog> catalogs;
+  private final ViewIndex views;
   private final String commitsTopic;
   private final Serializer<TableCommitted> notices;
   private final FloeMetrics metrics;
+  private final Duration tick;
+  private final Jobs<String, Resolved> walks;
+  // Tables whose walk is owed again: a notice came while their walk ran.
+  private final Set<String> again = new HashSet<>();
+  // Tables with a retry time, so that the tick does not scan every cursor.
+  private final Map<String, Long> retries = new HashMap<>();
+  // The notices of a walk in progress, dead-lettered if the table turns out to be unknown.
+  private final Map<String, List<Held>> held = new HashMap<>();
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, TableCursor> cursors;
 
+  /** What a walk found. */
+  sealed interface Resolved {
+    /** The table's new snapshots as events, and whether it shows the commit a notice awaited. */
+    record Walked(List<SnapshotEvent> events, SnapshotWalk walk, boolean showsAwaited)
+        implements Resolved {}
+
+    /** The table does not exist. */
+    record Missing() implements Resolved {}
+
+    /** The catalog is not configured. */
+    record UnknownCatalog(String message) implements Resolved {}
+  }
+
   /**
+   * @param io the executor that walks tables
+   * @param tick how often finished walks are collected and due retries started
    * @param commitsTopic the topic notices come from, named when a dead letter is re-encoded
    * @param notices encodes a rejected notice for the dead-letter topic
    */
   public ResolveSnapshotsProcessor(
       Function<String, Catalog> catalogs,
+      ViewIndex views,
+      Executor io,
+      Duration tick,
       FloeMetrics metrics,
       String commitsTopic,
       Serializer<TableCommitted> notices) {
     this.catalogs = catalogs;
+    this.views = views;
+    this.walks = new Jobs<>(io);
+    this.tick = tick;
     this.metrics = metrics;
     this.commitsTopic = commitsTopic;
     this.notices = notices;
@@ -89,7 +130,16 @@ public final class ResolveSnapshotsProcessor
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.cursors = context.getStateStore(StoreNames.TABLE_CURSORS);
-    context.schedule(RETRY_TICK, PunctuationType.WALL_CLOCK_TIME, this::retryDue);
+    // Walks owed by a previous owner of this task: run them again.
+    try (KeyValueIterator<String, TableCursor> all = cursors.all()) {
+      all.forEachRemaining(
+          entry -> {
+            if (entry.value.requested()) {
+              retries.put(entry.key, entry.value.retryAt() == null ? 0L : entry.value.retryAt());
+            }
+          });
+    }
+    context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
   }
 
   @Override
@@ -101,46 +151,218 @@ public final class ResolveSnapshotsProcessor
     TableName table;
     try {
       table = CommitNotice.tableOf(notice);
-    } catch (IllegalArgumentException e) {
-      deadLetter(record, "invalid table name: " + e.getMessage());
+    } catch (IllegalArgumentException | NullPointerException e) {
+      deadLetter(
+          new Held(record, DeadLetters.originOf(context)), "invalid table name: " + e.getMessage());
       return;
     }
     metrics.commitEvent(table.toString());
+    String key = table.toString();
+    TableCursor cursor = cursors.get(key);
+    TableCursor.Awaited named =
+        notice.getSnapshotId() == null && notice.getMetadataLocation() == null
+            ? null
+            : new TableCursor.Awaited(
+                notice.getSnapshotId(),
+                notice.getMetadataLocation(),
+                context.currentSystemTimeMs() + AWAIT_LIMIT.toMillis());
+    cursors.put(key, (cursor == null ? TableCursor.unwalked() : cursor).requested(named));
+    List<Held> letters = held.computeIfAbsent(key, k -> new ArrayList<>());
+    if (letters.size() < MAX_HELD_LETTERS) {
+      letters.add(new Held(record, DeadLetters.originOf(context)));
+    }
+    if (walks.isRunning(key)) {
+      again.add(key);
+    } else {
+      retries.remove(key);
+      startWalk(key);
+      applyFinished();
+    }
+  }
+
+  private void tick(long now) {
+    applyFinished();
+    List<String> due = new ArrayList<>();
+    retries.forEach(
+        (table, at) -> {
+          if (at <= now && !walks.isRunning(table)) {
+            due.add(table);
+          }
+        });
+    for (String table : due) {
+      retries.remove(table);
+      startWalk(table);
+    }
+    applyFinished();
+  }
+
+  private void startWalk(String key) {
+    TableCursor cursor = cursors.get(key);
+    if (cursor == null) {
+      return;
+    }
+    TableName name = TableName.parse(key);
+    walks.start(key, () -> walk(name, cursor));
+  }
+
+  /** Runs on the I/O executor. */
+  private Resolved walk(TableName name, TableCursor cursor) {
     Catalog catalog;
     try {
-      catalog = catalogs.apply(table.catalog());
+      catalog = catalogs.apply(name.catalog());
     } catch (IllegalArgumentException e) {
-      deadLetter(record, e.getMessage());
-      return;
+      return new Resolved.UnknownCatalog(e.getMessage());
     }
-    long now = context.currentSystemTimeMs();
-    Table loaded;
-    try {
-      loaded = resolve(table, catalog, now);
-    } catch (NoSuchTableException e) {
-      deadLetter(record, "unknown table " + table);
-      return;
+    RuntimeException failure = null;
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      try {
+        Table table = catalog.loadTable(name.identifier());
+        SnapshotWalk walk =
+            SnapshotWalk.since(table, cursor.tableUuid(), cursor.snapshotId(), name.toString());
+        String metadataLocation = metadataLocation(table);
+        List<SnapshotEvent> events = new ArrayList<>();
+        for (Snapshot snapshot : walk.snapshots()) {
+          boolean flagged = walk.isBroken() && events.size() == walk.snapshots().size() - 1;
+          events.add(
+              event(
+                  name,
+                  walk.tableUuid(),
+                  snapshot,
+                  metadataLocation,
+                  flagged ? walk.brokenReason() : null));
+        }
+        return new Resolved.Walked(events, walk, shows(table, cursor.awaited()));
+      } catch (NoSuchTableException e) {
+        return new Resolved.Missing();
+      } catch (RuntimeException e) {
+        failure = e;
+        LOG.debug("Attempt {} to resolve {} failed", attempt, name, e);
+      }
     }
-    if (loaded != null && !shows(loaded, notice)) {
-      LOG.debug("Table {} does not show the commit of {} yet; reading it again", table, notice);
-      TableCursor cursor = cursors.get(table.toString());
-      cursors.put(
-          table.toString(),
-          cursor.awaiting(now + RETRY_TICK.toMillis(), now + AWAIT_LIMIT.toMillis()));
+    throw failure;
+  }
+
+  private void applyFinished() {
+    for (Jobs.Done<String, Resolved> done : walks.collect()) {
+      String key = done.key();
+      TableCursor cursor = cursors.get(key);
+      long now = context.currentSystemTimeMs();
+      if (cursor == null) {
+        continue;
+      }
+      if (done.failed()) {
+        long at = now + FAILURE_BACKOFF.toMillis();
+        LOG.warn(
+            "Cannot read table {} from its catalog; retrying in {} ms",
+            key,
+            FAILURE_BACKOFF.toMillis(),
+            done.failure());
+        cursors.put(key, cursor.failed(at, String.valueOf(done.failure())));
+        retries.put(key, at);
+        again.remove(key);
+        continue;
+      }
+      List<Held> letters = held.remove(key);
+      boolean owedAgain = again.remove(key);
+      Resolved result = done.result();
+      if (result instanceof Resolved.Walked walked) {
+        applyWalk(key, cursor, walked, now, owedAgain);
+      } else if (result instanceof Resolved.UnknownCatalog unknown) {
+        deadLetterAll(letters, unknown.message());
+        cursors.delete(key);
+      } else {
+        applyMissing(key, cursor, letters);
+      }
+    }
+  }
+
+  private void applyWalk(
+      String key, TableCursor cursor, Resolved.Walked walked, long now, boolean owedAgain) {
+    SnapshotWalk walk = walked.walk();
+    for (SnapshotEvent event : walked.events()) {
+      context.forward(
+          new Record<>(key, event, event.getTimestamp().toEpochMilli(), new RecordHeaders()));
+      metrics.snapshotPublished(key);
+    }
+    if (walk.isBroken()) {
+      LOG.info(
+          "Table {}: {}; views on it will refresh from snapshot {}",
+          key,
+          walk.brokenReason(),
+          walk.currentSnapshotId());
+    }
+    Long last = walk.currentSnapshotId() != null ? walk.currentSnapshotId() : cursor.snapshotId();
+    TableCursor moved = TableCursor.at(walk.tableUuid(), last);
+    TableCursor.Awaited awaited = cursor.awaited();
+    if (awaited != null && !walked.showsAwaited() && walked.events().isEmpty()) {
+      if (now < awaited.until()) {
+        LOG.debug("Table {} does not show the commit of {} yet; reading it again", key, awaited);
+        long at = now + AWAIT_INTERVAL.toMillis();
+        cursors.put(key, moved.requested(awaited).awaitingAgainAt(at));
+        retries.put(key, at);
+        return;
+      }
+      LOG.info(
+          "Table {} did not show the commit a notice named within {} s; no longer waiting for it"
+              + " (a writer that loses a commit race leaves such a metadata file behind)",
+          key,
+          AWAIT_LIMIT.toSeconds());
+    }
+    if (owedAgain) {
+      cursors.put(key, moved.requested(null));
+      startWalk(key);
+    } else {
+      cursors.put(key, moved);
     }
   }
 
   /**
-   * Whether the table shows the commit the notice names: its snapshot, or its metadata file as the
+   * A table that does not exist: a notice about a table no view reads is a dead letter; a table
+   * that views read was dropped, and each of them is asked to refresh, once, which puts it in error
+   * with the reason until the table is back.
+   */
+  private void applyMissing(String key, TableCursor cursor, List<Held> letters) {
+    TableName table = TableName.parse(key);
+    List<CompiledView> reading = views.readingTable(table);
+    if (reading.isEmpty()) {
+      deadLetterAll(letters, "unknown table " + key);
+      cursors.delete(key);
+      return;
+    }
+    if (!cursor.missing()) {
+      LOG.warn(
+          "Table {} does not exist: views {} cannot refresh until it is back",
+          key,
+          reading.stream().map(CompiledView::name).toList());
+      long now = context.currentSystemTimeMs();
+      for (CompiledView view : reading) {
+        ViewCommand command =
+            ViewCommand.newBuilder()
+                .setView(view.name())
+                .setCommand(ViewCommandType.REFRESH)
+                .setRequestedAt(Instant.ofEpochMilli(now))
+                .setRequestedBy("floe: source table " + key + " does not exist")
+                .build();
+        context.forward(new Record<>(view.name(), command, now));
+      }
+    }
+    cursors.put(key, cursor.gone());
+  }
+
+  /**
+   * Whether the table shows the commit a notice named: its snapshot, or its metadata file as the
    * current one or one of the previous ones.
    */
-  private static boolean shows(Table table, TableCommitted notice) {
-    if (notice.getSnapshotId() != null && table.snapshot(notice.getSnapshotId()) == null) {
+  private static boolean shows(Table table, TableCursor.Awaited awaited) {
+    if (awaited == null) {
+      return true;
+    }
+    if (awaited.snapshotId() != null && table.snapshot(awaited.snapshotId()) == null) {
       return false;
     }
-    if (notice.getMetadataLocation() != null && table instanceof HasTableOperations ops) {
+    if (awaited.metadataLocation() != null && table instanceof HasTableOperations ops) {
       TableMetadata metadata = ops.operations().current();
-      String named = WatchedTableLocations.normalize(notice.getMetadataLocation());
+      String named = WatchedTableLocations.normalize(awaited.metadataLocation());
       return named.equals(WatchedTableLocations.normalize(metadata.metadataFileLocation()))
           || metadata.previousFiles().stream()
               .anyMatch(e -> named.equals(WatchedTableLocations.normalize(e.file())));
@@ -148,152 +370,21 @@ public final class ResolveSnapshotsProcessor
     return true;
   }
 
-  private void deadLetter(Record<String, TableCommitted> record, String reason) {
+  /** A notice kept while its table is walked, to be dead-lettered if the table is unknown. */
+  private record Held(Record<String, TableCommitted> record, String origin) {}
+
+  private void deadLetter(Held letter, String reason) {
     metrics.deadLettered(NAME, reason);
-    byte[] bytes = notices.serialize(commitsTopic, record.value());
-    context.forward(DeadLetters.of(context, NAME, record, bytes, reason));
+    byte[] bytes = notices.serialize(commitsTopic, letter.record().value());
+    context.forward(DeadLetters.of(letter.origin(), NAME, letter.record(), bytes, reason));
   }
 
-  /**
-   * Publishes the table's snapshots since its cursor and returns the table; on failure, schedules a
-   * retry and returns null.
-   */
-  private Table resolve(TableName name, Catalog catalog, long now) {
-    RuntimeException failure = null;
-    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        Table table = catalog.loadTable(name.identifier());
-        publish(name, table, now);
-        return table;
-      } catch (NoSuchTableException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        failure = e;
-        LOG.debug("Attempt {} to resolve {} failed", attempt, name, e);
-      }
-    }
-    TableCursor cursor = cursors.get(name.toString());
-    TableCursor failed = cursor == null ? TableCursor.at(null, null) : cursor;
-    long backoff = FAILURE_BACKOFF.toMillis();
-    cursors.put(name.toString(), failed.withRetry(now + backoff, String.valueOf(failure)));
-    LOG.warn("Cannot read table {} from its catalog; retrying in {} ms", name, backoff, failure);
-    return null;
-  }
-
-  /** Reads again the tables whose retry is due: after a failure, or awaiting a named commit. */
-  private void retryDue(long now) {
-    List<KeyValue<String, TableCursor>> due = new ArrayList<>();
-    try (KeyValueIterator<String, TableCursor> all = cursors.all()) {
-      all.forEachRemaining(
-          entry -> {
-            if (entry.value.retryAt() != null && entry.value.retryAt() <= now) {
-              due.add(entry);
-            }
-          });
-    }
-    for (KeyValue<String, TableCursor> entry : due) {
-      TableName name = TableName.parse(entry.key);
-      try {
-        resolve(name, catalogs.apply(name.catalog()), now);
-      } catch (NoSuchTableException | IllegalArgumentException e) {
-        LOG.warn("Giving up on table {}: {}", name, e.getMessage());
-        cursors.put(
-            entry.key,
-            new TableCursor(
-                entry.value.tableUuid(), entry.value.snapshotId(), null, e.getMessage(), null));
-      }
-    }
-  }
-
-  private void publish(TableName name, Table table, long now) {
-    String key = name.toString();
-    TableCursor cursor = cursors.get(key);
-    String uuid = table.uuid().toString();
-    Snapshot current = table.currentSnapshot();
-    List<Snapshot> walk = new ArrayList<>();
-    String broken = null;
-
-    if (current == null) {
-      // An empty table: nothing to publish yet.
-    } else if (cursor == null || cursor.tableUuid() == null) {
-      walk.add(current);
-      broken = "first commit notice for table " + name + ": earlier history was not walked";
-    } else if (!uuid.equals(cursor.tableUuid())) {
-      walk.add(current);
-      broken = "table " + name + " was dropped and recreated";
-    } else if (cursor.snapshotId() == null) {
-      walk.addAll(chainUpTo(table, current, null));
-      if (walk.get(0).parentId() != null) {
-        broken = "the first snapshots of table " + name + " have expired";
-      }
-    } else if (current.snapshotId() != cursor.snapshotId()) {
-      if (SnapshotUtil.isAncestorOf(table, current.snapshotId(), cursor.snapshotId())) {
-        walk.addAll(chainUpTo(table, current, cursor.snapshotId()));
-        if (!cursor.snapshotId().equals(walk.get(0).parentId())) {
-          // ancestorsBetween stops quietly at an expired snapshot: the walk would skip changes.
-          broken = "snapshots after " + cursor.snapshotId() + " of " + name + " have expired";
-          walk = List.of(current);
-        }
-      } else {
-        walk.add(current);
-        broken =
-            "snapshot "
-                + cursor.snapshotId()
-                + " is not an ancestor of "
-                + current.snapshotId()
-                + " in "
-                + name
-                + " (rollback or expired history)";
-      }
-    }
-
-    String metadataLocation = metadataLocation(table);
-    for (Snapshot snapshot : walk) {
-      boolean flagged = broken != null && snapshot == walk.get(walk.size() - 1);
-      SnapshotEvent event =
-          event(name, uuid, table, snapshot, metadataLocation, flagged ? broken : null);
-      context.forward(new Record<>(key, event, snapshot.timestampMillis(), new RecordHeaders()));
-      metrics.snapshotPublished(key);
-    }
-    if (broken != null) {
-      LOG.info(
-          "Table {}: {}; views on it will refresh from snapshot {}",
-          name,
-          broken,
-          current.snapshotId());
-    }
-    Long last =
-        current == null ? (cursor == null ? null : cursor.snapshotId()) : current.snapshotId();
-    Long awaitUntil = cursor == null ? null : cursor.awaitUntil();
-    if (walk.isEmpty() && awaitUntil != null && now < awaitUntil) {
-      // Still waiting for the catalog to show a commit a notice named.
-      cursors.put(
-          key, TableCursor.at(uuid, last).awaiting(now + RETRY_TICK.toMillis(), awaitUntil));
+  private void deadLetterAll(List<Held> letters, String reason) {
+    if (letters == null) {
+      LOG.warn("Notices walked before a restart cannot be dead-lettered: {}", reason);
       return;
     }
-    if (walk.isEmpty() && awaitUntil != null) {
-      LOG.info(
-          "Table {} did not show the commit a notice named within {} s; no longer waiting for it"
-              + " (a writer that loses a commit race leaves such a metadata file behind)",
-          name,
-          AWAIT_LIMIT.toSeconds());
-    }
-    cursors.put(key, TableCursor.at(uuid, last));
-  }
-
-  /** The snapshots after {@code after} (exclusive) up to {@code current}, oldest first. */
-  private static List<Snapshot> chainUpTo(Table table, Snapshot current, Long after) {
-    List<Snapshot> chain = new ArrayList<>();
-    for (Snapshot s = current;
-        s != null;
-        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-      if (after != null && s.snapshotId() == after) {
-        break;
-      }
-      chain.add(s);
-    }
-    Collections.reverse(chain);
-    return chain;
+    letters.forEach(letter -> deadLetter(letter, reason));
   }
 
   private static String metadataLocation(Table table) {
@@ -304,12 +395,7 @@ public final class ResolveSnapshotsProcessor
   }
 
   private static SnapshotEvent event(
-      TableName name,
-      String uuid,
-      Table table,
-      Snapshot snapshot,
-      String metadataLocation,
-      String broken) {
+      TableName name, String uuid, Snapshot snapshot, String metadataLocation, String broken) {
     return SnapshotEvent.newBuilder()
         .setTable(
             TableRef.newBuilder()
@@ -330,5 +416,12 @@ public final class ResolveSnapshotsProcessor
         .setHistoryBroken(broken != null)
         .setHistoryBrokenReason(broken)
         .build();
+  }
+
+  @Override
+  public void close() {
+    // Walks still running are abandoned; the cursors record them as owed, for the next owner.
+    walks.abandonAll();
+    held.clear();
   }
 }

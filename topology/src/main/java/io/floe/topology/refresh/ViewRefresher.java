@@ -7,6 +7,7 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
@@ -416,7 +417,7 @@ public final class ViewRefresher {
             between.size() + " source snapshots since the target's bookmark " + reflected);
       }
       try {
-        BucketedView bucketed = BucketedView.of(view);
+        BucketedView bucketed = BucketedView.of(CompiledView.compile(view, 0));
         DirtyBuckets detected =
             pinnedAsRequested || request.dirty().full() ? DirtyBuckets.none() : request.dirty();
         for (long id : between) {

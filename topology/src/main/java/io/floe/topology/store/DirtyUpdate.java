@@ -1,49 +1,55 @@
 package io.floe.topology.store;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 
 /**
- * What one source snapshot changed in one view: the value of the repartition topic from the detect
- * to the maintain stage, keyed by view name.
- *
- * @param table the source table, catalog.namespace.table
- * @param snapshotId the source snapshot
- * @param sequenceNumber its sequence number, to ignore snapshots the view already reflects
- * @param committedAt when the source snapshot was committed (epoch millis)
- * @param dirty the buckets it changed
- * @param request a user's request instead of a change: {@link #REFRESH} or {@link #FULL_REFRESH};
- *     null for changes
+ * The value of the repartition topic from the detect to the maintain stage, keyed by view name:
+ * what one source snapshot changed in the view, or a user's request to refresh it.
  */
-public record DirtyUpdate(
-    String table,
-    long snapshotId,
-    long sequenceNumber,
-    long committedAt,
-    StoredDirty dirty,
-    String request) {
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+  @JsonSubTypes.Type(value = DirtyUpdate.Change.class, name = "change"),
+  @JsonSubTypes.Type(value = DirtyUpdate.Request.class, name = "request")
+})
+public sealed interface DirtyUpdate permits DirtyUpdate.Change, DirtyUpdate.Request {
 
-  public static final String REFRESH = "refresh";
-  public static final String FULL_REFRESH = "full-refresh";
+  /**
+   * The buckets one source snapshot changed. Changes reach a view in the commit order of its
+   * source, so the latest change names the snapshot the next refresh reads.
+   *
+   * @param table the source table, catalog.namespace.table
+   * @param tableUuid the source table's UUID: changes of a table dropped and recreated under the
+   *     same name are told apart by it
+   * @param snapshotId the source snapshot
+   * @param sequenceNumber its sequence number, to ignore snapshots the view already reflects
+   * @param committedAt when the source snapshot was committed (epoch millis)
+   * @param dirty the buckets it changed
+   */
+  record Change(
+      String table,
+      String tableUuid,
+      long snapshotId,
+      long sequenceNumber,
+      long committedAt,
+      StoredDirty dirty)
+      implements DirtyUpdate {}
 
-  /** The buckets a source snapshot changed. */
-  public static DirtyUpdate change(
-      String table, long snapshotId, long sequenceNumber, long committedAt, StoredDirty dirty) {
-    return new DirtyUpdate(table, snapshotId, sequenceNumber, committedAt, dirty, null);
-  }
+  /**
+   * A user's request: refresh now, catching up with the source, or recompute every bucket.
+   *
+   * @param kind what was asked
+   * @param requestedAt when (epoch millis)
+   * @param requestedBy who asked, for the logs; may be null
+   */
+  record Request(Kind kind, long requestedAt, String requestedBy) implements DirtyUpdate {
 
-  /** A user's request to refresh now, fully or not. */
-  public static DirtyUpdate request(boolean full, long at) {
-    return new DirtyUpdate(
-        null,
-        -1,
-        -1,
-        at,
-        StoredDirty.of(io.floe.topology.bucket.DirtyBuckets.none()),
-        full ? FULL_REFRESH : REFRESH);
-  }
-
-  @JsonIgnore
-  public boolean isRequest() {
-    return request != null;
+    /** What a request asks for. */
+    public enum Kind {
+      /** Catch up with the source now, without waiting. */
+      REFRESH,
+      /** Recompute every bucket. */
+      FULL_REFRESH
+    }
   }
 }

@@ -12,6 +12,9 @@ public final class StoreNames {
   /** Per view: definition, dirty buckets, watermark, in-flight refresh and status. */
   public static final String VIEW_STATE = "view-state";
 
+  /** Per table: the snapshots waiting for detection, which runs off the stream thread. */
+  public static final String DETECT_QUEUE = "detect-queue";
+
   /** Global: every view definition, from floe.views. */
   public static final String VIEWS = "views";
 

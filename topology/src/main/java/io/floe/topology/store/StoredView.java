@@ -39,6 +39,11 @@ public record StoredView(
     return view.withVersion(view.toDefinition().version());
   }
 
+  /** The stored form of a definition. */
+  public static StoredView of(ViewDefinition view) {
+    return of(toRecord(view, "api", Instant.EPOCH));
+  }
+
   private StoredView withVersion(String v) {
     return new StoredView(
         name, query, target, targetPartitioning, timezone, debounceMs, maxDelayMs, chunkBuckets, v);

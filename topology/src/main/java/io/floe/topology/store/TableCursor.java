@@ -1,31 +1,65 @@
 package io.floe.topology.store;
 
 /**
- * How far the resolve stage has walked a table's snapshot chain.
+ * How far the resolve stage has walked a table's snapshot chain, and the walk it still owes.
  *
  * @param tableUuid the UUID of the table the cursor belongs to; a different UUID means the table
- *     was dropped and recreated
+ *     was dropped and recreated; null before the first walk
  * @param snapshotId the last snapshot published, or null when the table had none
- * @param retryAt when the table is read again (epoch millis), or null when nothing is pending
- * @param lastError why the last resolution failed, or null
- * @param awaitUntil when a notice named a commit that the catalog did not show yet (an object store
- *     announces a new metadata file before the catalog points at it), the table is read again at
- *     every retry until it moves or this time (epoch millis) passes; null otherwise
+ * @param requested whether a notice asked for a walk that has not completed: the walk is run again
+ *     after a crash or a rebalance
+ * @param retryAt when the table is read again (epoch millis) after a failure or while awaiting a
+ *     commit, or null
+ * @param lastError why the last walk failed, or null
+ * @param awaited a commit a notice named that the catalog did not show yet (an object store
+ *     announces a new metadata file before the catalog points at it), or null
+ * @param missing whether the table was found dropped; the views on it were told once
  */
 public record TableCursor(
-    String tableUuid, Long snapshotId, Long retryAt, String lastError, Long awaitUntil) {
+    String tableUuid,
+    Long snapshotId,
+    boolean requested,
+    Long retryAt,
+    String lastError,
+    Awaited awaited,
+    boolean missing) {
 
-  /** A cursor at {@code snapshotId} with nothing pending. */
+  /**
+   * A commit a notice named, awaited until {@code until} (epoch millis).
+   *
+   * @param snapshotId the snapshot the notice named, or null
+   * @param metadataLocation the metadata file the notice named, or null
+   */
+  public record Awaited(Long snapshotId, String metadataLocation, long until) {}
+
+  /** A table never walked. */
+  public static TableCursor unwalked() {
+    return new TableCursor(null, null, false, null, null, null, false);
+  }
+
+  /** A cursor at {@code snapshotId} with nothing owed. */
   public static TableCursor at(String tableUuid, Long snapshotId) {
-    return new TableCursor(tableUuid, snapshotId, null, null, null);
+    return new TableCursor(tableUuid, snapshotId, false, null, null, null, false);
   }
 
-  public TableCursor withRetry(long at, String error) {
-    return new TableCursor(tableUuid, snapshotId, at, error, awaitUntil);
+  /** A walk is owed; {@code named} (or null) is the commit the notice named. */
+  public TableCursor requested(Awaited named) {
+    return new TableCursor(
+        tableUuid, snapshotId, true, retryAt, lastError, named == null ? awaited : named, missing);
   }
 
-  /** This cursor, reading the table again at {@code retryAt} until it moves or {@code until}. */
-  public TableCursor awaiting(long retryAt, long until) {
-    return new TableCursor(tableUuid, snapshotId, retryAt, null, until);
+  /** The walk failed; it is retried at {@code at}. */
+  public TableCursor failed(long at, String error) {
+    return new TableCursor(tableUuid, snapshotId, true, at, error, awaited, missing);
+  }
+
+  /** Still waiting for the awaited commit: read the table again at {@code at}. */
+  public TableCursor awaitingAgainAt(long at) {
+    return new TableCursor(tableUuid, snapshotId, true, at, null, awaited, missing);
+  }
+
+  /** The table was found dropped. */
+  public TableCursor gone() {
+    return new TableCursor(tableUuid, snapshotId, false, null, null, null, true);
   }
 }

@@ -2,15 +2,11 @@ package io.floe.topology.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.schemas.ViewRecord;
-import io.floe.topology.store.StoredView;
 import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewIndex;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,13 +18,13 @@ class WatchedTableLocationsTest {
 
   @TempDir Path dir;
   private IcebergFixture lake;
-  private final List<ViewRecord> views = new ArrayList<>();
+  private final ViewIndex views = new ViewIndex();
   private WatchedTableLocations locations;
 
   @BeforeEach
   void setUp() {
     lake = IcebergFixture.create(dir);
-    locations = new WatchedTableLocations(() -> views, name -> lake.catalog());
+    locations = new WatchedTableLocations(views, name -> lake.catalog());
   }
 
   @AfterEach
@@ -44,7 +40,7 @@ class WatchedTableLocationsTest {
                 + source
                 + " GROUP BY 1, 2",
             TableName.parse("lake.analytics." + name));
-    views.add(StoredView.toRecord(view, "api", Instant.EPOCH));
+    views.put(view, views.generation());
   }
 
   @Test

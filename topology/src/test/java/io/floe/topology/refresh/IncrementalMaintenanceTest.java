@@ -7,6 +7,7 @@ import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.testing.OracleAssertions;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
@@ -110,7 +111,8 @@ class IncrementalMaintenanceTest {
       for (long id : SnapshotUtil.snapshotIdsBetween(source, watermark, current.snapshotId())) {
         dirty =
             dirty.union(
-                DirtyBucketDetector.detect(source, id, List.of(BucketedView.of(view)))
+                DirtyBucketDetector.detect(
+                        source, id, List.of(BucketedView.of(CompiledView.compile(view, 0))))
                     .get(view.name()));
       }
     }

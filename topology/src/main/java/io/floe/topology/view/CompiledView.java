@@ -1,0 +1,182 @@
+package io.floe.topology.view;
+
+import io.floe.topology.bucket.Granularity;
+import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.view.sql.ViewQueryBinder;
+import io.floe.topology.view.sql.ViewQueryParser;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Types;
+
+/**
+ * A view definition compiled once (DESIGN §6): its query parsed and checked for structure, so that
+ * its source, target and buckets are known without parsing SQL again, and its plan and evaluator
+ * bound to each source schema at most once. Immutable apart from that memo; shared by every thread.
+ *
+ * <p>Two definitions of one view with the same {@link #version()} share their compiled form: a
+ * change of refresh settings recompiles nothing.
+ */
+public final class CompiledView {
+
+  private final ViewDefinition definition;
+  private final long revision;
+  private final String version;
+  private final ParsedViewQuery query;
+  private final Map<Types.StructType, Bound> bindings;
+
+  private CompiledView(
+      ViewDefinition definition,
+      long revision,
+      String version,
+      ParsedViewQuery query,
+      Map<Types.StructType, Bound> bindings) {
+    this.definition = definition;
+    this.revision = revision;
+    this.version = version;
+    this.query = query;
+    this.bindings = bindings;
+  }
+
+  /**
+   * Compiles a definition.
+   *
+   * @param revision the definition's place in the order of all definitions of the view (its offset
+   *     on floe.views): a later definition has a larger revision
+   * @throws InvalidViewException when the query breaks a structural rule
+   */
+  public static CompiledView compile(ViewDefinition definition, long revision)
+      throws InvalidViewException {
+    return new CompiledView(
+        definition,
+        revision,
+        definition.version(),
+        ViewQueryParser.parse(definition.query()),
+        new ConcurrentHashMap<>());
+  }
+
+  /**
+   * This view under a later definition: the compiled form is kept when the version is the same.
+   *
+   * @throws InvalidViewException when the new query breaks a structural rule
+   */
+  public CompiledView redefine(ViewDefinition changed, long newRevision)
+      throws InvalidViewException {
+    String changedVersion = changed.version();
+    if (changedVersion.equals(version) && changed.query().equals(definition.query())) {
+      return new CompiledView(changed, newRevision, version, query, bindings);
+    }
+    return compile(changed, newRevision);
+  }
+
+  /** The query bound to one source schema: the plan, and the evaluator compiled on first use. */
+  public static final class Bound {
+    private final ViewPlan plan;
+    private volatile CompiledQuery evaluator;
+
+    private Bound(ViewPlan plan) {
+      this.plan = plan;
+    }
+
+    public ViewPlan plan() {
+      return plan;
+    }
+
+    /**
+     * The evaluator of the plan, compiled (Calcite code generation) the first time it is asked for.
+     *
+     * @throws InvalidViewException when the plan uses something Floe cannot evaluate
+     */
+    public CompiledQuery evaluator() throws InvalidViewException {
+      CompiledQuery compiled = evaluator;
+      if (compiled == null) {
+        synchronized (this) {
+          if (evaluator == null) {
+            evaluator = CompiledQuery.compile(plan);
+          }
+          compiled = evaluator;
+        }
+      }
+      return compiled;
+    }
+  }
+
+  /**
+   * The query bound to {@code sourceSchema}, memoized per schema.
+   *
+   * @throws InvalidViewException when the query does not fit the schema
+   */
+  public Bound bind(Schema sourceSchema) throws InvalidViewException {
+    Types.StructType key = sourceSchema.asStruct();
+    Bound known = bindings.get(key);
+    if (known != null) {
+      return known;
+    }
+    Bound bound = new Bound(ViewQueryBinder.bind(query, sourceSchema, definition.zone()));
+    Bound raced = bindings.putIfAbsent(key, bound);
+    return raced == null ? bound : raced;
+  }
+
+  public String name() {
+    return definition.name();
+  }
+
+  public ViewDefinition definition() {
+    return definition;
+  }
+
+  /** The hash of what decides the view's rows ({@link ViewDefinition#version()}). */
+  public String version() {
+    return version;
+  }
+
+  /** The order of this definition among all definitions of the view; later is larger. */
+  public long revision() {
+    return revision;
+  }
+
+  public ParsedViewQuery query() {
+    return query;
+  }
+
+  /** The one table the view reads. */
+  public TableName source() {
+    return query.source();
+  }
+
+  /** The table that holds the view. */
+  public TableName target() {
+    return definition.target();
+  }
+
+  /** The source column inside {@code date_trunc}, as the query writes it. */
+  public String bucketColumn() {
+    return query.bucketColumn();
+  }
+
+  public Granularity granularity() {
+    return query.granularity();
+  }
+
+  public RefreshSettings refresh() {
+    return definition.refresh();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof CompiledView other
+        && revision == other.revision
+        && definition.equals(other.definition);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(definition, revision);
+  }
+
+  @Override
+  public String toString() {
+    return "view " + name() + " (version " + version + ", revision " + revision + ")";
+  }
+}

@@ -1,0 +1,161 @@
+package io.floe.topology.view;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The views in force on this instance, compiled (DESIGN §6): one index, fed by floe.views, that
+ * answers "by name", "which views read table T" and "which view writes table T" without parsing SQL
+ * or scanning every view. Every stream thread, the HTTP API and the watchers share it.
+ *
+ * <p>Reads see an immutable snapshot and never block; the rare updates replace the snapshot. A
+ * definition that cannot be compiled is logged once and kept out of the index (with its reason, for
+ * the API), never fatal.
+ */
+public final class ViewIndex {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ViewIndex.class);
+
+  /** Everything the index answers, at one moment. */
+  private record Snapshot(
+      Map<String, CompiledView> byName,
+      Map<TableName, List<CompiledView>> bySource,
+      Map<TableName, CompiledView> byTarget,
+      Map<String, Rejected> rejected,
+      long generation) {
+
+    static final Snapshot EMPTY = new Snapshot(Map.of(), Map.of(), Map.of(), Map.of(), 0);
+
+    static Snapshot of(
+        Map<String, CompiledView> byName, Map<String, Rejected> rejected, long generation) {
+      Map<TableName, List<CompiledView>> bySource = new HashMap<>();
+      Map<TableName, CompiledView> byTarget = new HashMap<>();
+      for (CompiledView view : byName.values()) {
+        bySource.computeIfAbsent(view.source(), t -> new ArrayList<>()).add(view);
+        byTarget.merge(view.target(), view, (a, b) -> a.revision() <= b.revision() ? a : b);
+      }
+      bySource.replaceAll((table, views) -> List.copyOf(views));
+      return new Snapshot(
+          Map.copyOf(byName),
+          Map.copyOf(bySource),
+          Map.copyOf(byTarget),
+          Map.copyOf(rejected),
+          generation);
+    }
+  }
+
+  /**
+   * A definition of floe.views that is not in force because it cannot be compiled.
+   *
+   * @param revision its place among the view's definitions
+   * @param reason why, with the position of the problem when it is in the query
+   */
+  public record Rejected(long revision, String reason) {}
+
+  private volatile Snapshot snapshot = Snapshot.EMPTY;
+
+  /**
+   * Puts a definition in force, replacing the view's earlier one. A definition older than the one
+   * in force (a smaller revision) is ignored.
+   */
+  public synchronized void put(ViewDefinition definition, long revision) {
+    Snapshot now = snapshot;
+    CompiledView current = now.byName().get(definition.name());
+    if (current != null && current.revision() > revision) {
+      return;
+    }
+    CompiledView compiled;
+    try {
+      compiled =
+          current == null
+              ? CompiledView.compile(definition, revision)
+              : current.redefine(definition, revision);
+    } catch (InvalidViewException e) {
+      reject(definition.name(), revision, e.getMessage());
+      return;
+    }
+    Map<String, CompiledView> byName = new HashMap<>(now.byName());
+    byName.put(compiled.name(), compiled);
+    Map<String, Rejected> rejected = new HashMap<>(now.rejected());
+    rejected.remove(compiled.name());
+    snapshot = Snapshot.of(byName, rejected, now.generation() + 1);
+  }
+
+  /**
+   * Records that the view's definition at {@code revision} cannot be used, taking the view out of
+   * force; logged once per definition.
+   */
+  public synchronized void reject(String name, long revision, String reason) {
+    Snapshot now = snapshot;
+    Rejected known = now.rejected().get(name);
+    if (known != null && known.revision() == revision) {
+      return;
+    }
+    LOG.warn("Ignoring the definition of view {} (revision {}): {}", name, revision, reason);
+    Map<String, CompiledView> byName = new HashMap<>(now.byName());
+    byName.remove(name);
+    Map<String, Rejected> rejected = new HashMap<>(now.rejected());
+    rejected.put(name, new Rejected(revision, reason));
+    snapshot = Snapshot.of(byName, rejected, now.generation() + 1);
+  }
+
+  /** Takes a view out of force: it was deleted. */
+  public synchronized void remove(String name) {
+    Snapshot now = snapshot;
+    if (!now.byName().containsKey(name) && !now.rejected().containsKey(name)) {
+      return;
+    }
+    Map<String, CompiledView> byName = new HashMap<>(now.byName());
+    byName.remove(name);
+    Map<String, Rejected> rejected = new HashMap<>(now.rejected());
+    rejected.remove(name);
+    snapshot = Snapshot.of(byName, rejected, now.generation() + 1);
+  }
+
+  /** The view in force named {@code name}. */
+  public Optional<CompiledView> view(String name) {
+    return Optional.ofNullable(snapshot.byName().get(name));
+  }
+
+  /** The views in force whose source is {@code table}. */
+  public List<CompiledView> readingTable(TableName table) {
+    return snapshot.bySource().getOrDefault(table, List.of());
+  }
+
+  /** The view in force whose target is {@code table}. */
+  public Optional<CompiledView> writingTable(TableName table) {
+    return Optional.ofNullable(snapshot.byTarget().get(table));
+  }
+
+  /** True when some view in force reads {@code table}. */
+  public boolean isWatched(TableName table) {
+    return snapshot.bySource().containsKey(table);
+  }
+
+  /** Every view in force, by name. */
+  public Collection<CompiledView> views() {
+    return new TreeMap<>(snapshot.byName()).values();
+  }
+
+  /** The source tables of the views in force. */
+  public Collection<TableName> sources() {
+    return snapshot.bySource().keySet();
+  }
+
+  /** The definitions of floe.views that are not in force, by view name. */
+  public Map<String, Rejected> rejected() {
+    return snapshot.rejected();
+  }
+
+  /** A number that changes with every change of the index, so that callers notice changes. */
+  public long generation() {
+    return snapshot.generation();
+  }
+}
