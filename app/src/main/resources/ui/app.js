@@ -159,8 +159,8 @@ function openEditor(definition) {
     f.query.value = definition.query;
     f.target.value = definition.target;
     f.timezone.value = definition.timezone;
-    f.debounce.value = definition.refresh.debounce;
-    f.max_delay.value = definition.refresh.max_delay;
+    f.linger.value = definition.refresh.linger;
+    f.min_interval.value = definition.refresh.min_interval;
   }
   document.getElementById('form-error').textContent = '';
   validate();
@@ -179,7 +179,7 @@ function definitionFromForm() {
     query: f.query.value,
     target: f.target.value.trim(),
     timezone: f.timezone.value.trim() || 'UTC',
-    refresh: { debounce: f.debounce.value.trim() || '1s', max_delay: f.max_delay.value.trim() || '30s' },
+    refresh: { linger: f.linger.value.trim() || '200ms', min_interval: f.min_interval.value.trim() || '0s' },
   };
 }
 

@@ -6,6 +6,7 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
+import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
 import io.floe.topology.processor.IngestCommitEventsProcessor;
 import io.floe.topology.processor.MaintainViewProcessor;
@@ -17,7 +18,6 @@ import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.TableCursor;
-import io.floe.topology.store.ViewState;
 import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
 import java.util.List;
@@ -313,6 +313,7 @@ public final class FloeTopology {
                         services.refreshes(),
                         catalogs,
                         services.views(),
+                        services.io(),
                         settings.partitions(),
                         settings.tick(),
                         settings.maxBackoff(),

@@ -7,12 +7,12 @@ import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewRecord;
+import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetters;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
-import io.floe.topology.store.ViewState;
 import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.TableName;
@@ -222,20 +222,20 @@ class FloeTopologyTest {
   }
 
   @Test
-  void shouldWaitForTheDebounceAndMergeABurstIntoOneRefresh() {
+  void shouldMergeTheCommitsOfOneLingerIntoOneRefresh() {
     lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
     defineView("ohlcv_1m", OHLCV);
     idle(Duration.ofSeconds(1));
     events();
 
+    // Five commits within the view's linger (200 ms): one refresh, not five.
     for (int i = 0; i < 5; i++) {
       lake.append(
           trades, List.of(lake.trade("AAPL", "2026-04-08T10:1" + i + ":00Z", 10.0, 1L, "B")));
       announce("lake.market.trades");
-      idle(Duration.ofMillis(400));
     }
     assertThat(events()).isEmpty();
-    idle(Duration.ofMillis(1200));
+    idle(Duration.ofMillis(400));
 
     List<RefreshEvent> burst = events();
     assertThat(burst).hasSize(1);

@@ -85,7 +85,7 @@ final class BackfillScenario {
       RefreshOutcome outcome =
           new ViewRefresher(lake::catalog)
               .refresh(
-                  RefreshRequest.of(view, snapshot, null, DirtyBuckets.none()),
+                  RefreshRequest.of(BenchLake.compiled(view), snapshot, null, DirtyBuckets.none()),
                   ViewRefresher.ProgressListener.NONE);
       double floeSeconds = (System.nanoTime() - start) / 1e9;
       long peakHeap = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();

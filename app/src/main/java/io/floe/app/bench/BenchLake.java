@@ -47,6 +47,15 @@ final class BenchLake implements AutoCloseable {
         .create();
   }
 
+  /** A view the scenarios refresh directly, compiled as the service would (revision 0). */
+  static io.floe.topology.view.CompiledView compiled(io.floe.topology.view.ViewDefinition view) {
+    try {
+      return io.floe.topology.view.CompiledView.compile(view, 0);
+    } catch (io.floe.topology.view.InvalidViewException e) {
+      throw new IllegalArgumentException("Invalid bench view " + view.name(), e);
+    }
+  }
+
   /** A views-file entry, for the scenarios that run the whole service. */
   static String yamlEntry(String name, String query, String target, String refresh) {
     return "  - name: "

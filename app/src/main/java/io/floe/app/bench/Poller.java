@@ -1,8 +1,10 @@
 package io.floe.app.bench;
 
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.ViewDefinition;
 import java.time.Duration;
 import java.util.List;
@@ -48,23 +50,20 @@ final class Poller implements AutoCloseable {
   synchronized void poll() {
     for (ViewDefinition view : views) {
       try {
+        CompiledView compiled = BenchLake.compiled(view);
         var source =
-            catalogs
-                .apply(ServiceBench.source(view).catalog())
-                .loadTable(ServiceBench.source(view).identifier());
+            catalogs.apply(compiled.source().catalog()).loadTable(compiled.source().identifier());
         Snapshot current = source.currentSnapshot();
         if (current == null) {
           continue;
         }
         refresher.refresh(
             new RefreshRequest(
-                view,
-                current.snapshotId(),
+                compiled,
+                RefreshId.of(compiled.name(), compiled.version(), current.snapshotId()),
                 null,
-                DirtyBuckets.none(),
-                false,
-                true,
-                RefreshRequest.refreshId(view, current.snapshotId())),
+                null,
+                new RefreshRequest.CatchUp(DirtyBuckets.none())),
             ViewRefresher.ProgressListener.NONE);
       } catch (RuntimeException e) {
         // A poller retries on its next tick.

@@ -85,7 +85,7 @@ final class RefreshCostScenario {
       ctx.progress(NAME, "first refresh of the weekly views");
       for (ViewDefinition view : List.of(weekly, weeklyAvg)) {
         refresher.refresh(
-            RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
+            RefreshRequest.of(BenchLake.compiled(view), s1, null, DirtyBuckets.none()),
             ViewRefresher.ProgressListener.NONE);
       }
 
@@ -103,14 +103,16 @@ final class RefreshCostScenario {
               .get("weekly");
       RefreshOutcome incremental =
           refresher.refresh(
-              RefreshRequest.of(weekly, s2, s1, dirty), ViewRefresher.ProgressListener.NONE);
+              RefreshRequest.of(BenchLake.compiled(weekly), s2, s1, dirty),
+              ViewRefresher.ProgressListener.NONE);
       RefreshOutcome recomputed =
           refresher.refresh(
-              RefreshRequest.of(weeklyAvg, s2, s1, dirty), ViewRefresher.ProgressListener.NONE);
+              RefreshRequest.of(BenchLake.compiled(weeklyAvg), s2, s1, dirty),
+              ViewRefresher.ProgressListener.NONE);
       // (a) a full refresh: the first refresh of a second copy of the view, at the same snapshot.
       RefreshOutcome full =
           refresher.refresh(
-              RefreshRequest.of(weeklyFull, s2, null, DirtyBuckets.none()),
+              RefreshRequest.of(BenchLake.compiled(weeklyFull), s2, null, DirtyBuckets.none()),
               ViewRefresher.ProgressListener.NONE);
       // (b) the whole dirty bucket: every file a scan of the dirty week opens, as Trino would.
       long weekStart = BucketColumnType.TIMESTAMPTZ.fromInstant(lastDay.minus(Duration.ofDays(6)));

@@ -230,10 +230,12 @@ public final class FloeConfig extends AbstractConfig {
           .define(
               MAINTAIN_TICK_MS,
               Type.LONG,
-              200L,
+              50L,
               Range.between(10, 60_000),
               Importance.LOW,
-              "How often, in milliseconds, due refreshes start and finished ones are collected.");
+              "How often, in milliseconds, due refreshes start and finished refreshes and catalog"
+                  + " reads are collected by the stream threads; each look costs only what is"
+                  + " due or finished.");
 
   private final Path baseDirectory;
   private FloeSerdes serdes;

@@ -3,7 +3,7 @@ package io.floe.app.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.schemas.ViewRecord;
-import io.floe.topology.store.ViewState;
+import io.floe.topology.maintain.ViewState;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ValidatedView;
 import io.floe.topology.view.ViewPlan;
@@ -76,8 +76,8 @@ final class ViewJson {
     record.getTargetPartitioning().forEach(partitioning::add);
     node.put("timezone", record.getTimezone());
     ObjectNode refresh = node.putObject("refresh");
-    refresh.put("debounce", record.getDebounceMs() + "ms");
-    refresh.put("max_delay", record.getMaxDelayMs() + "ms");
+    refresh.put("linger", record.getLingerMs() + "ms");
+    refresh.put("min_interval", record.getMinIntervalMs() + "ms");
     if (record.getChunkBuckets() != null) {
       refresh.put("chunk_buckets", record.getChunkBuckets());
     }

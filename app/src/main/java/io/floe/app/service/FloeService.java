@@ -60,7 +60,15 @@ public final class FloeService implements AutoCloseable {
     this.catalogs = config.catalogs();
     this.executor =
         new RefreshExecutor(
-            new ViewRefresher(catalogs::catalog, FailPoints.fromEnvironment()),
+            new ViewRefresher(
+                catalogs::catalog,
+                FailPoints.fromEnvironment(),
+                // A refresh commits only the definition in force (DESIGN §3.6).
+                view ->
+                    views
+                        .view(view.name())
+                        .filter(current -> current.version().equals(view.version()))
+                        .isPresent()),
             config.getInt(FloeConfig.REFRESH_THREADS));
     this.io =
         Executors.newFixedThreadPool(config.getInt(FloeConfig.IO_THREADS), daemons("floe-io-"));

@@ -65,7 +65,7 @@ class ViewsFileIT {
         + query
         + "\"\n    target: lake.analytics."
         + name
-        + "\n    refresh: {debounce: 200ms}\n";
+        + "\n    refresh: {linger: 200ms}\n";
   }
 
   /** Writes the file and makes sure its modification time moves, however coarse the clock. */

@@ -1,5 +1,7 @@
 package io.floe.topology.bucket;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -54,6 +56,61 @@ public record DirtyBuckets(BucketRangeSet ranges, boolean nullBucket, boolean fu
       return true;
     }
     return value == null ? nullBucket : ranges.contains(value);
+  }
+
+  /** Beyond this many ranges, {@link #format} records their envelope: a superset, never less. */
+  static final int MAX_FORMATTED_RANGES = 64;
+
+  /**
+   * A compact text form for snapshot summaries: {@code all} for every bucket, else ranges {@code
+   * start..end} and {@code null}, comma-separated; more than {@value #MAX_FORMATTED_RANGES} ranges
+   * are recorded as their envelope (a superset).
+   */
+  public String format() {
+    if (full) {
+      return "all";
+    }
+    List<BucketRange> list = ranges.ranges();
+    if (list.size() > MAX_FORMATTED_RANGES) {
+      list = List.of(new BucketRange(list.get(0).start(), list.get(list.size() - 1).end()));
+    }
+    List<String> parts = new ArrayList<>();
+    list.forEach(r -> parts.add(r.start() + ".." + r.end()));
+    if (nullBucket) {
+      parts.add("null");
+    }
+    return String.join(",", parts);
+  }
+
+  /**
+   * Parses {@link #format}'s form; {@code reason} is the reason of a full set.
+   *
+   * @throws IllegalArgumentException when {@code text} is not in that form
+   */
+  public static DirtyBuckets parse(String text, String reason) {
+    if (text == null) {
+      throw new IllegalArgumentException("No dirty buckets recorded");
+    }
+    if (text.equals("all")) {
+      return all(reason);
+    }
+    List<BucketRange> list = new ArrayList<>();
+    boolean nullBucket = false;
+    for (String part : text.isEmpty() ? new String[0] : text.split(",")) {
+      if (part.equals("null")) {
+        nullBucket = true;
+        continue;
+      }
+      int dots = part.indexOf("..");
+      try {
+        list.add(
+            new BucketRange(
+                Long.parseLong(part.substring(0, dots)), Long.parseLong(part.substring(dots + 2))));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("Not a bucket range: '" + part + "'", e);
+      }
+    }
+    return of(BucketRangeSet.of(list), nullBucket);
   }
 
   @Override

@@ -8,34 +8,41 @@ import io.floe.schemas.TableRef;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.ingest.CommitNotice;
+import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefreshException;
+import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
-import io.floe.topology.store.ViewState;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
-import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
-import io.floe.topology.view.sql.ViewQueryParser;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.kafka.common.utils.Utils;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -46,17 +53,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The maintain stage (DESIGN §2, §6): per view, merges dirty buckets into the view's state, starts
- * a refresh once the view has been quiet for its debounce or has waited its max delay, runs it on
- * the {@link RefreshExecutor} (never on the stream thread), and when it completes records the new
- * watermark and publishes a {@link RefreshEvent} and a {@link TableCommitted} notice for the
- * target, so that chained views follow.
+ * The maintain stage (DESIGN §2, §6): per view, merges dirty buckets into the view's state ({@link
+ * ViewState}, which also keeps its schedule), pins the source snapshot a refresh reads, runs the
+ * refresh on the {@link RefreshExecutor} (never on the stream thread), and when it completes
+ * records the new watermark and publishes a {@link RefreshEvent} and a {@link TableCommitted}
+ * notice for the target, so that chained views follow.
  *
  * <p>Views are owned by the task whose partition of the dirty-buckets topic their name hashes to;
- * the task creates the state of new views it finds in the global views store and drops the state of
- * deleted ones. A refresh is recorded in the state before it starts and re-run after a crash or a
- * move to another instance; the target's bookmark makes that idempotent, and the refresh event goes
- * out in the same transaction as the state change.
+ * the task creates the state of new views it finds in the {@link ViewIndex} and drops the state of
+ * deleted ones, looking only when the index changed. A refresh is recorded in the state before it
+ * starts and re-run after a crash or a move to another instance; the target's bookmark makes that
+ * idempotent, and the refresh event goes out in the same transaction as the state change. When the
+ * task closes, its queued refreshes are cancelled; what still runs commits nothing more.
+ *
+ * <p>Pinning (reading the source's current snapshot, for a refresh that no change named) is catalog
+ * I/O and runs on Floe's I/O executor; the state records it, so a restart pins again.
  *
  * <p>Outputs {@link RefreshEvent}s keyed by view and {@link TableCommitted} notices keyed by target
  * table.
@@ -75,12 +86,30 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private final Duration tick;
   private final Duration maxBackoff;
   private final FloeMetrics metrics;
-  private final Map<String, CompletableFuture<RefreshOutcome>> running = new HashMap<>();
+  private final Jobs<String, Pinned> pins;
+  private final Map<String, Running> running = new HashMap<>();
+  private final Queue<String> finished = new ConcurrentLinkedQueue<>();
+  // The views whose state has pending changes, with when their refresh is due.
+  private final Map<String, Long> due = new HashMap<>();
+  private long syncedGeneration = -1;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, ViewState> states;
   private int partition;
 
+  /** A refresh submitted to the executor. */
+  private record Running(String refreshId, CompletableFuture<RefreshOutcome> future) {}
+
+  /** What a look at the source's current snapshot found. */
+  private sealed interface Pinned {
+    record Current(ViewState.Pin pin) implements Pinned {}
+
+    record Empty() implements Pinned {}
+
+    record Missing(TableName source) implements Pinned {}
+  }
+
   /**
+   * @param io the executor that pins source snapshots
    * @param partitions partitions of the dirty-buckets topic, which decide which task owns a view
    * @param tick how often due refreshes start and completed ones are collected
    * @param maxBackoff the longest wait before retrying a failing view
@@ -89,6 +118,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       RefreshExecutor executor,
       Function<String, Catalog> catalogs,
       ViewIndex index,
+      Executor io,
       int partitions,
       Duration tick,
       Duration maxBackoff,
@@ -96,6 +126,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     this.executor = executor;
     this.catalogs = catalogs;
     this.index = index;
+    this.pins = new Jobs<>(io);
     this.partitions = partitions;
     this.tick = tick;
     this.maxBackoff = maxBackoff;
@@ -107,6 +138,21 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     this.context = context;
     this.states = context.getStateStore(StoreNames.VIEW_STATE);
     this.partition = context.taskId().partition();
+    long now = context.currentSystemTimeMs();
+    // Work a previous owner of these views left: refreshes in flight run again, pins are redone.
+    List<String> names = new ArrayList<>();
+    try (KeyValueIterator<String, ViewState> all = states.all()) {
+      all.forEachRemaining(entry -> names.add(entry.key));
+    }
+    for (String view : names) {
+      ViewState state = states.get(view);
+      if (state.inFlight() != null) {
+        rerun(view, state, now);
+      } else if (state.isPinning()) {
+        startPin(view, state);
+      }
+      changed(view, state);
+    }
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
   }
 
@@ -120,75 +166,71 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     long now = context.currentSystemTimeMs();
     ViewState state = states.get(view);
     if (state == null) {
-      StoredView definition = definition(view);
-      if (definition == null) {
+      Optional<CompiledView> defined = index.view(view);
+      if (defined.isEmpty()) {
         return;
       }
-      state = ViewState.created(definition, now);
+      state = ViewState.created(StoredView.of(defined.get()), now);
     }
     if (update instanceof DirtyUpdate.Request request) {
       boolean full = request.kind() == DirtyUpdate.Request.Kind.FULL_REFRESH;
-      LOG.info("{} of view {} requested", full ? "A full refresh" : "A refresh", view);
-      state.requestRefresh(full, request.requestedAt(), now);
+      LOG.info(
+          "{} of view {} requested{}",
+          full ? "A full refresh" : "A refresh",
+          view,
+          request.requestedBy() == null ? "" : " by " + request.requestedBy());
+      state.requestRefresh(full, now);
     } else if (update instanceof DirtyUpdate.Change change) {
-      state.addPending(
+      String source = sourceOf(state);
+      state.addChange(
+          source,
+          change.table(),
           change.dirty().toDirtyBuckets(),
-          change.snapshotId(),
-          change.sequenceNumber(),
-          change.committedAt(),
+          new ViewState.Pin(
+              change.snapshotId(),
+              change.sequenceNumber(),
+              change.committedAt(),
+              change.tableUuid()),
           now);
     }
     states.put(view, state);
+    changed(view, state);
+    startDue(now);
   }
 
   private void tick(long now) {
-    syncDefinitions(now);
+    if (index.generation() != syncedGeneration) {
+      syncDefinitions(now);
+    }
+    applyPins(now);
     collectCompleted(now);
     startDue(now);
-    reportStatus();
-  }
-
-  private void reportStatus() {
-    try (KeyValueIterator<String, ViewState> all = states.all()) {
-      all.forEachRemaining(
-          entry ->
-              metrics.viewStatus(
-                  entry.key,
-                  entry.value.status().name(),
-                  entry.value.pending().full()
-                      ? -1
-                      : entry.value.pending().ranges().ranges().size(),
-                  entry.value.last() == null ? null : entry.value.last().lagMs()));
-    }
   }
 
   /** Creates, redefines and drops the states of the views this task owns. */
   private void syncDefinitions(long now) {
+    syncedGeneration = index.generation();
     Set<String> defined = new HashSet<>();
-    {
-      for (io.floe.topology.view.CompiledView compiled : index.views()) {
-        String name = compiled.name();
-        if (!owns(name)) {
-          continue;
-        }
-        StoredView definition = definition(name);
-        if (definition == null) {
-          continue;
-        }
-        defined.add(name);
-        ViewState state = states.get(name);
-        if (state == null) {
-          LOG.info("View {} is new: its first refresh recomputes every bucket", name);
-          states.put(name, ViewState.created(definition, now));
-        } else if (!definition.version().equals(state.view().version())) {
-          LOG.info("View {} changed: recomputing every bucket", name);
-          state.redefine(definition, now);
-          states.put(name, state);
-        } else if (!definition.equals(state.view())) {
-          state.updateSettings(definition);
-          states.put(name, state);
-        }
+    for (CompiledView view : index.views()) {
+      if (!owns(view.name())) {
+        continue;
       }
+      defined.add(view.name());
+      StoredView definition = StoredView.of(view);
+      ViewState state = states.get(view.name());
+      if (state == null) {
+        LOG.info("View {} is new: its first refresh recomputes every bucket", view.name());
+        state = ViewState.created(definition, now);
+      } else if (!definition.version().equals(state.view().version())) {
+        LOG.info("View {} changed: recomputing every bucket", view.name());
+        state.redefine(definition, now);
+      } else if (!definition.equals(state.view())) {
+        state.updateSettings(definition);
+      } else {
+        continue;
+      }
+      states.put(view.name(), state);
+      changed(view.name(), state);
     }
     List<String> dropped = new ArrayList<>();
     try (KeyValueIterator<String, ViewState> all = states.all()) {
@@ -202,13 +244,12 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     for (String name : dropped) {
       LOG.info("View {} was deleted: no longer maintained", name);
       states.delete(name);
-      running.remove(name);
+      due.remove(name);
+      Running refresh = running.remove(name);
+      if (refresh != null) {
+        executor.cancel(refresh.refreshId());
+      }
     }
-  }
-
-  /** The stored form of a view's current definition, or null if it is unknown or invalid. */
-  private StoredView definition(String name) {
-    return index.view(name).map(v -> StoredView.of(v.definition())).orElse(null);
   }
 
   private boolean owns(String view) {
@@ -216,25 +257,189 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     return Utils.toPositive(Utils.murmur2(key)) % partitions == partition;
   }
 
-  private void collectCompleted(long now) {
-    List<String> done = new ArrayList<>();
-    for (Map.Entry<String, CompletableFuture<RefreshOutcome>> entry : running.entrySet()) {
-      if (entry.getValue().isDone()) {
-        done.add(entry.getKey());
+  /** Records when the view's next refresh is due, and reports its status. */
+  private void changed(String view, ViewState state) {
+    Long at = state.dueAt();
+    if (at == null) {
+      due.remove(view);
+    } else {
+      due.put(view, at);
+    }
+    metrics.viewStatus(
+        view,
+        state.status().name(),
+        state.pending().full() ? -1 : state.pending().ranges().ranges().size(),
+        state.last() == null ? null : state.last().lagMs());
+  }
+
+  /** Starts the refreshes that are due, the longest waiting first; pins those that need it. */
+  private void startDue(long now) {
+    List<Map.Entry<String, Long>> ready = new ArrayList<>();
+    for (Map.Entry<String, Long> entry : due.entrySet()) {
+      if (entry.getValue() <= now) {
+        ready.add(entry);
       }
     }
-    for (String view : done) {
-      CompletableFuture<RefreshOutcome> future = running.remove(view);
+    ready.sort(Map.Entry.comparingByValue(Comparator.naturalOrder()));
+    for (Map.Entry<String, Long> entry : ready) {
+      String view = entry.getKey();
       ViewState state = states.get(view);
-      if (state == null || state.inFlight() == null) {
+      if (state == null) {
+        due.remove(view);
+        continue;
+      }
+      if (!state.isDue(now)) {
+        changed(view, state);
+        continue;
+      }
+      if (state.needsPin()) {
+        state.pinning();
+        states.put(view, state);
+        changed(view, state);
+        startPin(view, state);
+      } else {
+        start(view, state, now);
+      }
+    }
+    applyPins(now);
+  }
+
+  private void startPin(String view, ViewState state) {
+    if (pins.isRunning(view)) {
+      return;
+    }
+    TableName source = TableName.parse(sourceOf(state));
+    pins.start(view, () -> pin(source));
+  }
+
+  /** Runs on the I/O executor: the source's current snapshot. */
+  private Pinned pin(TableName source) {
+    Table table;
+    try {
+      table = catalogs.apply(source.catalog()).loadTable(source.identifier());
+    } catch (NoSuchTableException e) {
+      return new Pinned.Missing(source);
+    }
+    Snapshot current = table.currentSnapshot();
+    return current == null
+        ? new Pinned.Empty()
+        : new Pinned.Current(
+            new ViewState.Pin(
+                current.snapshotId(),
+                current.sequenceNumber(),
+                current.timestampMillis(),
+                table.uuid().toString()));
+  }
+
+  private void applyPins(long now) {
+    for (Jobs.Done<String, Pinned> done : pins.collect()) {
+      String view = done.key();
+      ViewState state = states.get(view);
+      if (state == null || !state.isPinning()) {
+        continue;
+      }
+      if (done.failed()) {
+        failed(view, state, done.failure(), now);
+      } else if (done.result() instanceof Pinned.Current current) {
+        state.pinned(current.pin());
+      } else if (done.result() instanceof Pinned.Missing missing) {
+        failed(view, state, new ViewRefreshException.SourceMissing(view, missing.source()), now);
+      } else {
+        LOG.info("The source of view {} has no snapshot yet: nothing to refresh", view);
+        state.sourceEmpty();
+      }
+      states.put(view, state);
+      changed(view, state);
+      if (state.isDue(now)) {
+        start(view, state, now);
+      }
+    }
+  }
+
+  /** Starts the view's due refresh, whose snapshot is pinned. */
+  private void start(String view, ViewState state, long now) {
+    Optional<CompiledView> defined = index.view(view);
+    if (defined.isEmpty() || !defined.get().version().equals(state.view().version())) {
+      // The definition changed: the next sync redefines the state first.
+      syncedGeneration = -1;
+      return;
+    }
+    CompiledView compiled = defined.get();
+    ViewState.Pin pin = state.pendingPin();
+    RefreshId id =
+        state.pendingScope() == ViewState.Scope.FORCED
+            ? RefreshId.forced(view, compiled.version(), pin.snapshotId(), state.forcedRequests())
+            : RefreshId.of(view, compiled.version(), pin.snapshotId());
+    ViewState.InFlight refresh = state.start(id.toString(), now);
+    states.put(view, state);
+    changed(view, state);
+    LOG.debug("Refresh {} of view {} starts: {}", id, view, refresh.dirty().toDirtyBuckets());
+    submit(view, compiled, refresh);
+  }
+
+  /** Runs the refresh recorded in flight again (after a crash or a rebalance). */
+  private void rerun(String view, ViewState state, long now) {
+    ViewState.InFlight refresh = state.inFlight();
+    Optional<CompiledView> defined = index.view(view);
+    if (defined.isEmpty()
+        || !defined.get().version().equals(refresh.version())
+        || refresh.sourceSnapshotId() == null) {
+      // A refresh of a definition no longer in force is not run again.
+      state.abandon(now);
+      states.put(view, state);
+      return;
+    }
+    LOG.info("Re-running refresh {} of view {}", refresh.refreshId(), view);
+    submit(view, defined.get(), refresh);
+  }
+
+  private void submit(String view, CompiledView compiled, ViewState.InFlight refresh) {
+    DirtyBuckets dirty =
+        refresh.dirty() == null ? DirtyBuckets.none() : refresh.dirty().toDirtyBuckets();
+    RefreshRequest.Scope scope =
+        switch (refresh.scope() == null ? ViewState.Scope.CATCH_UP : refresh.scope()) {
+          case CHANGES -> new RefreshRequest.Changes(dirty);
+          case CATCH_UP -> new RefreshRequest.CatchUp(dirty);
+          case FORCED ->
+              new RefreshRequest.Forced(dirty.full() ? dirty.reason() : "full refresh requested");
+        };
+    RefreshRequest request =
+        new RefreshRequest(
+            compiled,
+            RefreshId.parse(refresh.refreshId()),
+            refresh.tableUuid(),
+            refresh.watermark(),
+            scope);
+    CompletableFuture<RefreshOutcome> future = executor.submit(request);
+    running.put(view, new Running(refresh.refreshId(), future));
+    future.whenComplete((outcome, error) -> finished.add(view));
+  }
+
+  private void collectCompleted(long now) {
+    for (String view = finished.poll(); view != null; view = finished.poll()) {
+      Running refresh = running.get(view);
+      if (refresh == null || !refresh.future().isDone()) {
+        continue;
+      }
+      running.remove(view);
+      ViewState state = states.get(view);
+      if (state == null
+          || state.inFlight() == null
+          || !state.inFlight().refreshId().equals(refresh.refreshId())) {
         continue;
       }
       try {
-        completed(view, state, future.join(), now);
+        completed(view, state, refresh.future().join(), now);
       } catch (CompletionException e) {
-        failed(view, state, e.getCause() == null ? e : e.getCause(), now);
+        Throwable error = e.getCause() == null ? e : e.getCause();
+        if (error instanceof ViewRefresher.CancelledException) {
+          state.abandon(now);
+        } else {
+          failed(view, state, error, now);
+        }
       }
       states.put(view, state);
+      changed(view, state);
     }
     // Show the progress of long refreshes.
     for (String view : running.keySet()) {
@@ -247,95 +452,40 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     }
   }
 
-  private void startDue(long now) {
-    List<KeyValue<String, ViewState>> due = new ArrayList<>();
-    try (KeyValueIterator<String, ViewState> all = states.all()) {
-      all.forEachRemaining(
-          entry -> {
-            ViewState state = entry.value;
-            boolean orphaned = state.inFlight() != null && !running.containsKey(entry.key);
-            if (orphaned || state.isDue(now)) {
-              due.add(entry);
-            }
-          });
-    }
-    for (KeyValue<String, ViewState> entry : due) {
-      start(entry.key, entry.value, now);
-    }
-  }
-
-  /** Starts the view's due refresh, or re-runs the one recorded in flight (after a crash). */
-  private void start(String view, ViewState state, long now) {
-    ViewDefinition definition;
-    try {
-      definition = state.view().toDefinition();
-    } catch (RuntimeException e) {
-      return;
-    }
-    ViewState.InFlight refresh = state.inFlight();
-    if (refresh == null) {
-      if (state.pendingSnapshot() == null) {
-        // Pin the source's current snapshot now, so that the refresh recorded in the state, and
-        // any re-run of it after a crash, reads exactly that snapshot under exactly one id.
-        try {
-          TableName source = sourceOf(definition);
-          Snapshot current =
-              catalogs.apply(source.catalog()).loadTable(source.identifier()).currentSnapshot();
-          if (current != null) {
-            state.pin(current.snapshotId(), current.sequenceNumber(), current.timestampMillis());
-          }
-        } catch (RuntimeException e) {
-          LOG.debug("Cannot pin the current snapshot of the source of view {}", view, e);
-        }
-      }
-      refresh =
-          state.start(
-              RefreshRequest.refreshId(definition, state.pendingSnapshot())
-                  + state.refreshIdSuffix(),
-              now);
-      states.put(view, state);
-      LOG.debug(
-          "Refresh {} of view {} starts: {}",
-          refresh.refreshId(),
-          view,
-          refresh.dirty().toDirtyBuckets());
-    } else {
-      LOG.info("Re-running refresh {} of view {}", refresh.refreshId(), view);
-    }
-    DirtyBuckets dirty =
-        refresh.dirty() == null ? DirtyBuckets.none() : refresh.dirty().toDirtyBuckets();
-    RefreshRequest request =
-        new RefreshRequest(
-            definition,
-            refresh.sourceSnapshotId(),
-            refresh.watermark(),
-            dirty,
-            refresh.forceFull(),
-            refresh.catchUp(),
-            refresh.refreshId());
-    running.put(view, executor.submit(request));
-  }
-
   private void completed(String view, ViewState state, RefreshOutcome outcome, long now) {
     ViewState.InFlight refresh = state.inFlight();
+    if (outcome.status() == RefreshOutcome.Status.STALE_PIN) {
+      LOG.info(
+          "Refresh {} of view {} pins the source again: {}",
+          refresh.refreshId(),
+          view,
+          outcome.reason());
+      state.repin(outcome.reason(), now);
+      return;
+    }
     long duration = now - refresh.startedAt();
-    Long lag =
-        outcome.targetCommitMillis() == null
-                || outcome.status() == RefreshOutcome.Status.TARGET_AHEAD
-            ? null
-            : Math.max(0, outcome.targetCommitMillis() - outcome.sourceCommitMillis());
-    RefreshMode mode =
-        outcome.status() == RefreshOutcome.Status.TARGET_AHEAD
-            ? RefreshMode.SKIPPED
-            : outcome.full() ? RefreshMode.FULL : RefreshMode.INCREMENTAL;
-    boolean advanced = outcome.status() != RefreshOutcome.Status.TARGET_AHEAD;
+    boolean ahead = outcome.status() == RefreshOutcome.Status.TARGET_AHEAD;
     // One refresh event per refresh id: a re-run that finds its change applied reports it only if
     // the earlier run could not (a crash between the Iceberg commit and the Kafka transaction).
     boolean reported =
-        !advanced
+        ahead
             || (outcome.status() == RefreshOutcome.Status.ALREADY_APPLIED
                 && state.last() != null
                 && outcome.refreshId().equals(state.last().refreshId()));
+    Long lag =
+        ahead || outcome.targetCommitMillis() == null
+            ? null
+            : Math.max(0, outcome.targetCommitMillis() - outcome.sourceCommitMillis());
+    RefreshMode mode =
+        ahead ? RefreshMode.SKIPPED : outcome.full() ? RefreshMode.FULL : RefreshMode.INCREMENTAL;
+    ViewState.Pin reached =
+        ahead
+            ? null
+            : new ViewState.Pin(
+                outcome.sourceSnapshotId(),
+                outcome.sourceSequenceNumber(),
+                outcome.sourceCommitMillis(),
+                outcome.sourceTableUuid());
     state.complete(
         reported
             ? state.last()
@@ -350,23 +500,23 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
                 lag,
                 outcome.rowsWritten(),
                 null),
-        advanced ? outcome.sourceSnapshotId() : null,
-        advanced ? outcome.sourceSequenceNumber() : null,
+        reached,
         now);
     if (reported) {
       LOG.debug(
-          "Refresh {} of view {} had nothing new to do: {}",
+          "Refresh {} of view {} had nothing new to do: {} {}",
           outcome.refreshId(),
           view,
-          outcome.status());
+          outcome.status(),
+          outcome.reason() == null ? "" : outcome.reason());
       return;
     }
     metrics.refreshed(view, outcome, duration, lag);
-    ViewDefinition definition = state.view().toDefinition();
+    StoredView definition = state.view();
+    TableName target = TableName.parse(definition.target());
     context.forward(
         new Record<>(view, refreshEvent(definition, refresh, outcome, mode, lag, null, now), now));
     if (outcome.targetSnapshotId() != null) {
-      TableName target = definition.target();
       TableCommitted notice =
           CommitNotice.of(
               target,
@@ -380,7 +530,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         "View {} refreshed ({}{}) to source snapshot {} in {} ms: target snapshot {}, {} rows"
             + " written, {} replaced, {} source rows read, lag {} ms",
         view,
-        outcome.delta() ? mode + ", delta path" : mode,
+        outcome.mode().label(),
         outcome.reason() == null ? "" : ": " + outcome.reason(),
         outcome.sourceSnapshotId(),
         duration,
@@ -394,14 +544,16 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private void failed(String view, ViewState state, Throwable error, long now) {
     ViewState.InFlight refresh = state.inFlight();
     if (error instanceof ViewRefreshException.SourceMissing missing) {
-      String upstream = viewWithTarget(missing.source());
-      if (upstream != null) {
+      Optional<CompiledView> upstream = index.writingTable(missing.source());
+      if (upstream.isPresent()) {
         state.waitFor(
-            "waiting for view " + upstream + " to create " + missing.source(), now, maxBackoff);
+            "waiting for view " + upstream.get().name() + " to create " + missing.source(),
+            now,
+            maxBackoff);
         LOG.info(
             "View {} waits for view {} to create its source {}; retrying in {} ms",
             view,
-            upstream,
+            upstream.get().name(),
             missing.source(),
             state.retryAt() - now);
         return;
@@ -415,34 +567,28 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     metrics.refreshFailed(view, message);
     LOG.warn(
         "Refresh {} of view {} failed (attempt {}), retrying in {} ms: {}",
-        refresh.refreshId(),
+        refresh == null ? "(pinning the source)" : refresh.refreshId(),
         view,
         state.failures(),
         state.retryAt() - now,
         message,
         error instanceof ViewRefreshException ? null : error);
-    ViewDefinition definition = state.view().toDefinition();
     context.forward(
         new Record<>(
             view,
-            refreshEvent(definition, refresh, null, RefreshMode.FAILED, null, message, now),
+            refreshEvent(state.view(), refresh, null, RefreshMode.FAILED, null, message, now),
             now));
   }
 
-  /** The view, on any instance, whose target is {@code table}, or null. */
-  private String viewWithTarget(TableName table) {
-    return index.writingTable(table).map(io.floe.topology.view.CompiledView::name).orElse(null);
-  }
-
-  private static RefreshEvent refreshEvent(
-      ViewDefinition view,
+  private RefreshEvent refreshEvent(
+      StoredView view,
       ViewState.InFlight refresh,
       RefreshOutcome outcome,
       RefreshMode mode,
       Long lag,
       String error,
       long now) {
-    TableName source = sourceOf(view);
+    TableName source = TableName.parse(sourceOf(view));
     List<BucketRange> ranges = new ArrayList<>();
     boolean nullBucket = false;
     if (outcome != null && !outcome.recomputed().full() && outcome.bucketType() != null) {
@@ -457,18 +603,24 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     } else if (outcome != null && outcome.recomputed().full()) {
       nullBucket = true;
     }
+    String refreshId =
+        outcome != null ? outcome.refreshId() : refresh == null ? view.name() : refresh.refreshId();
+    long sourceSnapshot =
+        outcome != null
+            ? outcome.sourceSnapshotId()
+            : refresh == null || refresh.sourceSnapshotId() == null
+                ? -1L
+                : refresh.sourceSnapshotId();
     return RefreshEvent.newBuilder()
-        .setRefreshId(outcome == null ? refresh.refreshId() : outcome.refreshId())
+        .setRefreshId(refreshId)
         .setView(view.name())
         .setViewVersion(view.version())
-        .setTarget(ref(view.target(), outcome == null ? null : outcome.targetTableUuid()))
+        .setTarget(
+            ref(TableName.parse(view.target()), outcome == null ? null : outcome.targetTableUuid()))
         .setTargetSnapshotId(
             outcome == null || mode == RefreshMode.SKIPPED ? null : outcome.targetSnapshotId())
         .setSource(ref(source, outcome == null ? null : outcome.sourceTableUuid()))
-        .setSourceSnapshotId(
-            outcome != null
-                ? outcome.sourceSnapshotId()
-                : refresh.sourceSnapshotId() == null ? -1L : refresh.sourceSnapshotId())
+        .setSourceSnapshotId(sourceSnapshot)
         .setMode(mode)
         .setReason(outcome == null ? null : outcome.reason())
         .setDirtyRanges(ranges)
@@ -479,7 +631,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         .setFilesRemoved(outcome == null ? 0 : outcome.filesRemoved())
         .setRowsRead(outcome == null ? 0 : outcome.rowsRead())
         .setBytesRead(outcome == null ? 0 : outcome.bytesRead())
-        .setStartTime(Instant.ofEpochMilli(refresh.startedAt()))
+        .setStartTime(Instant.ofEpochMilli(refresh == null ? now : refresh.startedAt()))
         .setFinishTime(Instant.ofEpochMilli(now))
         .setLagMs(lag)
         .setError(error)
@@ -500,9 +652,18 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         .build();
   }
 
-  private static TableName sourceOf(ViewDefinition view) {
+  /** The source table of the view as the state knows it. */
+  private static String sourceOf(ViewState state) {
+    return sourceOf(state.view());
+  }
+
+  private static String sourceOf(StoredView view) {
+    if (view.source() != null) {
+      return view.source();
+    }
+    // A state written by an earlier release: its definition was validated when it was stored.
     try {
-      return ViewQueryParser.parse(view.query()).source();
+      return CompiledView.compile(view.toDefinition(), view.revision()).source().toString();
     } catch (io.floe.topology.view.InvalidViewException e) {
       throw new IllegalStateException("view " + view.name() + " was validated", e);
     }
@@ -510,8 +671,13 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   @Override
   public void close() {
-    // Refreshes still running finish on their own; their results are not collected here, and the
-    // next owner of each view re-runs it, which the target's bookmark makes idempotent.
+    // Refreshes of this task's views that have not started never will, and those running commit
+    // nothing more; the next owner of each view re-runs it, which the target's bookmark makes
+    // idempotent.
+    for (Running refresh : running.values()) {
+      executor.cancel(refresh.refreshId());
+    }
     running.clear();
+    pins.abandonAll();
   }
 }

@@ -104,6 +104,25 @@ final class Chunks {
     return chunks;
   }
 
+  /**
+   * A fingerprint of a chunk plan: the chunks' ranges and how they are computed. A refresh resumed
+   * after a crash continues its chunks only if it cuts the same plan (DESIGN §3.6).
+   */
+  static String fingerprint(List<Chunk> chunks, RefreshOutcome.Mode mode, Long deltaBase) {
+    StringBuilder text = new StringBuilder(mode.label()).append('|').append(deltaBase);
+    for (Chunk chunk : chunks) {
+      text.append('|').append(chunk.ranges()).append(chunk.nullBucket() ? "+null" : "");
+    }
+    try {
+      byte[] digest =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(digest, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JRE", e);
+    }
+  }
+
   /** The start of the bucket {@code n} buckets after {@code from}, but no further than limit. */
   private static long advance(Bucketing bucketing, long from, int n, long limit) {
     long cursor = from;

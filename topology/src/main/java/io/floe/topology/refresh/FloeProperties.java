@@ -15,6 +15,12 @@ public final class FloeProperties {
   /** Hash of the view definition the target reflects. */
   public static final String VIEW_VERSION = "floe.view-version";
 
+  /**
+   * The revision of the view definition that last committed (its offset on floe.views): a commit of
+   * an older definition is refused, whatever its version.
+   */
+  public static final String VIEW_REVISION = "floe.view-revision";
+
   /** The source snapshot the whole target reflects. */
   public static final String SOURCE_SNAPSHOT_ID = "floe.source-snapshot-id";
 
@@ -26,8 +32,15 @@ public final class FloeProperties {
   /** Deterministic id of the refresh (a chunk adds {@code #k/n}); unique per committed change. */
   public static final String REFRESH_ID = "floe.refresh-id";
 
-  /** How the refresh ran: incremental or full. */
+  /** How the refresh ran: full, incremental (buckets recomputed) or delta. */
   public static final String REFRESH_MODE = "floe.refresh-mode";
+
+  /**
+   * Snapshot summary of a refresh's last commit: the buckets it recomputed ({@link
+   * io.floe.topology.bucket.DirtyBuckets#format}), so that a refresh found applied after a crash
+   * reports what it changed.
+   */
+  public static final String DIRTY_BUCKETS = "floe.dirty-buckets";
 
   /** Table property of a chunked refresh in progress: the id of its last committed chunk. */
   public static final String PROGRESS = "floe.progress";

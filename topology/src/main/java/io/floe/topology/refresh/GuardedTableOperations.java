@@ -1,18 +1,16 @@
 package io.floe.topology.refresh;
 
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.encryption.EncryptionManager;
-import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 
 /**
- * Table operations that make a snapshot commit conditional on the table's bookmark properties and
- * update them in the same atomic metadata swap (DESIGN §3.6).
+ * Table operations that make a commit conditional on the table's bookmark properties ({@link
+ * CommitGuard}) and update them in the same atomic metadata swap (DESIGN §3.6).
  *
  * <p>Iceberg retries a commit that lost a race ({@code CommitFailedException}) by applying the
  * change again to the refreshed table; every attempt comes through {@link #commit}, whose {@code
@@ -23,34 +21,32 @@ import org.apache.iceberg.io.LocationProvider;
 final class GuardedTableOperations implements TableOperations {
 
   private final TableOperations delegate;
-  private final Map<String, String> expected;
+  private final CommitGuard guard;
   private final Map<String, String> updates;
   private final Set<String> removals;
 
   /**
-   * @param expected properties the table must have when the commit applies; a null value means the
-   *     property must be absent
+   * @param guard what the table must be like when the commit applies
    * @param updates properties the commit sets
    * @param removals properties the commit removes
    */
   GuardedTableOperations(
       TableOperations delegate,
-      Map<String, String> expected,
+      CommitGuard guard,
       Map<String, String> updates,
       Set<String> removals) {
     this.delegate = delegate;
-    this.expected = expected;
+    this.guard = guard;
     this.updates = updates;
     this.removals = removals;
   }
 
   @Override
   public void commit(TableMetadata base, TableMetadata metadata) {
-    for (Map.Entry<String, String> property : expected.entrySet()) {
-      String actual = base == null ? null : base.property(property.getKey(), null);
-      if (!Objects.equals(actual, property.getValue())) {
-        throw new BookmarkMovedException(property.getKey(), property.getValue(), actual);
-      }
+    guard.check(base);
+    if (updates.isEmpty() && removals.isEmpty()) {
+      delegate.commit(base, metadata);
+      return;
     }
     TableMetadata.Builder withProperties = TableMetadata.buildFrom(metadata);
     if (!updates.isEmpty()) {
@@ -105,17 +101,5 @@ final class GuardedTableOperations implements TableOperations {
   @Override
   public boolean requireStrictCleanup() {
     return delegate.requireStrictCleanup();
-  }
-
-  /**
-   * The target's bookmark is not what the refresh started from: another instance or an earlier
-   * attempt of this refresh has committed. Not retried by Iceberg; the caller re-reads the table.
-   */
-  static final class BookmarkMovedException extends ValidationException {
-    BookmarkMovedException(String property, String expected, String actual) {
-      super(
-          "Target property %s is %s, expected %s: another commit moved the view",
-          property, actual, expected);
-    }
   }
 }

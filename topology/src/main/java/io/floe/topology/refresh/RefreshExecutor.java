@@ -9,21 +9,26 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs refreshes on Floe's own threads, so that a long refresh never holds a stream thread past its
  * poll or transaction deadlines (DESIGN §6). The stream thread submits and later collects the
  * outcome. A refresh id submitted while the same refresh is still running joins it instead of
- * starting a second one.
+ * starting a second one. The pool serves refreshes in the order they were submitted, and each view
+ * has at most one at a time, so views share it fairly.
  */
 public final class RefreshExecutor implements AutoCloseable {
 
   private final ViewRefresher refresher;
   private final Executor executor;
   private final ExecutorService owned;
-  private final Map<String, CompletableFuture<RefreshOutcome>> running = new ConcurrentHashMap<>();
+  private final Map<String, Job> running = new ConcurrentHashMap<>();
   private final Map<String, String> progress = new ConcurrentHashMap<>();
+
+  /** A submitted refresh. */
+  private record Job(CompletableFuture<RefreshOutcome> future, AtomicBoolean cancelled) {}
 
   /** Runs refreshes on a pool of {@code threads} daemon threads. */
   public RefreshExecutor(ViewRefresher refresher, int threads) {
@@ -41,26 +46,43 @@ public final class RefreshExecutor implements AutoCloseable {
 
   /** Starts a refresh, or joins the running refresh with the same id. */
   public synchronized CompletableFuture<RefreshOutcome> submit(RefreshRequest request) {
-    String id = request.refreshId();
-    CompletableFuture<RefreshOutcome> existing = running.get(id);
-    if (existing != null && !existing.isDone()) {
-      return existing;
+    String id = request.id().toString();
+    Job existing = running.get(id);
+    if (existing != null && !existing.future().isDone() && !existing.cancelled().get()) {
+      return existing.future();
     }
     String view = request.view().name();
-    CompletableFuture<RefreshOutcome> future = new CompletableFuture<>();
-    running.put(id, future);
+    Job job = new Job(new CompletableFuture<>(), new AtomicBoolean());
+    running.put(id, job);
     executor.execute(
         () -> {
           try {
-            future.complete(refresher.refresh(request, now -> progress.put(view, now.toString())));
+            if (job.cancelled().get()) {
+              throw new ViewRefresher.CancelledException(id);
+            }
+            job.future()
+                .complete(
+                    refresher.refresh(
+                        request, now -> progress.put(view, now.toString()), job.cancelled()::get));
           } catch (Throwable e) {
-            future.completeExceptionally(e);
+            job.future().completeExceptionally(e);
           } finally {
-            running.remove(id, future);
+            running.remove(id, job);
             progress.remove(view);
           }
         });
-    return future;
+    return job.future();
+  }
+
+  /**
+   * Cancels a refresh: if it has not started it never will, and if it runs it commits nothing more
+   * (its future fails with {@link ViewRefresher.CancelledException}).
+   */
+  public void cancel(String refreshId) {
+    Job job = running.get(refreshId);
+    if (job != null) {
+      job.cancelled().set(true);
+    }
   }
 
   /**
@@ -71,7 +93,7 @@ public final class RefreshExecutor implements AutoCloseable {
     return Optional.ofNullable(progress.get(view));
   }
 
-  /** Refreshes currently running. */
+  /** Refreshes currently running or queued. */
   public int runningCount() {
     return running.size();
   }

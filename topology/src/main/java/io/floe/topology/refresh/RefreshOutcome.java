@@ -6,15 +6,14 @@ import io.floe.topology.bucket.DirtyBuckets;
 /**
  * What a refresh did.
  *
- * @param status whether it committed, found its change already applied, or found the target already
- *     past the requested source snapshot
- * @param full whether every bucket was recomputed
- * @param delta whether appended rows were folded into the target rows of their groups instead of
- *     recomputing the dirty buckets (the delta path)
- * @param reason why the refresh was full (or skipped), for status and refresh events; may be null
+ * @param status whether it committed, found its change already applied, found the target past the
+ *     requested source snapshot, or found its pinned snapshot gone from the source's history
+ * @param mode how its buckets were computed; {@link Mode#NONE} when nothing was
+ * @param reason why the refresh was full (or skipped, or stale), for status and refresh events; may
+ *     be null
  * @param recomputed the buckets recomputed, in stored bucket-column values
  * @param bucketType the type of the bucket column, the unit of {@code recomputed}; null if unknown
- * @param refreshId the refresh id recorded in the target, derived from the pinned snapshot
+ * @param refreshId the refresh id recorded in the target
  * @param sourceSnapshotId the source snapshot the refresh read
  * @param sourceSequenceNumber its sequence number
  * @param targetSnapshotId the target snapshot holding the change, if any
@@ -33,8 +32,7 @@ import io.floe.topology.bucket.DirtyBuckets;
  */
 public record RefreshOutcome(
     Status status,
-    boolean full,
-    boolean delta,
+    Mode mode,
     String reason,
     DirtyBuckets recomputed,
     BucketColumnType bucketType,
@@ -59,9 +57,54 @@ public record RefreshOutcome(
   public enum Status {
     /** The change is committed to the target. */
     COMMITTED,
-    /** An earlier attempt of the same refresh had already committed it. */
+    /** An earlier run of the same refresh had already committed it (a crash came in between). */
     ALREADY_APPLIED,
-    /** The target already reflects a later source snapshot; nothing was done. */
-    TARGET_AHEAD
+    /**
+     * The target already reflects a later source snapshot, or a newer definition of the view
+     * committed to it: nothing was done.
+     */
+    TARGET_AHEAD,
+    /**
+     * The pinned source snapshot is no longer in the source's history (expired, rolled back, the
+     * table recreated): nothing was done, and the view must be pinned again.
+     */
+    STALE_PIN
+  }
+
+  /** How the buckets of a refresh were computed (the summary's {@code floe.refresh-mode}). */
+  public enum Mode {
+    /** Every bucket recomputed. */
+    FULL,
+    /** The dirty buckets recomputed. */
+    INCREMENTAL,
+    /** Appended rows folded into the target rows of their groups. */
+    DELTA,
+    /** Nothing computed. */
+    NONE;
+
+    /** The name recorded in snapshot summaries and metrics. */
+    public String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** The mode a summary records, or {@link #NONE}. */
+    public static Mode ofLabel(String label) {
+      for (Mode mode : values()) {
+        if (mode.label().equals(label)) {
+          return mode;
+        }
+      }
+      return NONE;
+    }
+  }
+
+  /** Whether every bucket was recomputed. */
+  public boolean full() {
+    return mode == Mode.FULL;
+  }
+
+  /** Whether appended rows were folded into the target rows of their groups (the delta path). */
+  public boolean delta() {
+    return mode == Mode.DELTA;
   }
 }

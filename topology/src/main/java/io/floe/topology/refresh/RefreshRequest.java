@@ -1,54 +1,63 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.CompiledView;
 import java.util.Objects;
 
 /**
- * One refresh of a view: bring its target to source snapshot {@code sourceSnapshotId} by
- * recomputing the dirty buckets.
+ * One refresh of a view: bring its target to the source snapshot its id names (DESIGN §3.5), pinned
+ * before the refresh starts so that every run of it, a re-run after a crash included, reads exactly
+ * that snapshot under exactly that id.
  *
- * @param view the view definition
- * @param sourceSnapshotId the one source snapshot the refresh reads (DESIGN §3.5); null to pin the
- *     source's current snapshot when the refresh starts
+ * @param view the definition in force when the refresh was started
+ * @param id the deterministic id, naming the source snapshot
+ * @param sourceTableUuid the UUID of the source table the snapshot was pinned in, or null when
+ *     unknown; a table recreated since is not the one pinned
  * @param watermark the source snapshot Floe believes the target reflects, or null before the first
- *     refresh; the dirty buckets cover every change after it
- * @param dirty the buckets changed between the watermark and the source snapshot; "everything" may
- *     be narrowed by the refresher when the target's bookmark proves that less changed
- * @param forceFull recompute every bucket even if less changed, as a user may ask
- * @param catchUp whether the dirty buckets may not cover every change up to the source snapshot
- *     (nothing named the snapshot: it was pinned because it is the current one), so that the
- *     refresher must also detect the changes since the target's bookmark
- * @param refreshId deterministic id of this refresh, recorded in the target commit
+ *     refresh
+ * @param scope what is known of the buckets to recompute
  */
 public record RefreshRequest(
-    ViewDefinition view,
-    Long sourceSnapshotId,
-    Long watermark,
-    DirtyBuckets dirty,
-    boolean forceFull,
-    boolean catchUp,
-    String refreshId) {
+    CompiledView view, RefreshId id, String sourceTableUuid, Long watermark, Scope scope) {
 
   public RefreshRequest {
     Objects.requireNonNull(view, "view");
-    Objects.requireNonNull(dirty, "dirty");
-    Objects.requireNonNull(refreshId, "refreshId");
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(scope, "scope");
   }
 
-  /** A refresh of the dirty buckets, with the deterministic id of its view and snapshot. */
+  /** What a refresh knows of the buckets it must recompute. */
+  public sealed interface Scope permits Changes, CatchUp, Forced {}
+
+  /**
+   * Every change between the watermark and the pinned snapshot was detected: {@code dirty} covers
+   * them all (a full set: detection could not be precise, and the bookmark may narrow it).
+   */
+  public record Changes(DirtyBuckets dirty) implements Scope {}
+
+  /**
+   * The pinned snapshot is the source's current one, named by no change: the changes since the
+   * target's bookmark are detected again. {@code known} are buckets known to be dirty besides them;
+   * a full set only says that nothing is known.
+   */
+  public record CatchUp(DirtyBuckets known) implements Scope {}
+
+  /** A user asked for every bucket to be recomputed. */
+  public record Forced(String reason) implements Scope {}
+
+  /** A refresh of the detected changes between {@code watermark} and {@code sourceSnapshotId}. */
   public static RefreshRequest of(
-      ViewDefinition view, long sourceSnapshotId, Long watermark, DirtyBuckets dirty) {
+      CompiledView view, long sourceSnapshotId, Long watermark, DirtyBuckets dirty) {
     return new RefreshRequest(
-        view, sourceSnapshotId, watermark, dirty, false, false, refreshId(view, sourceSnapshotId));
+        view,
+        RefreshId.of(view.name(), view.version(), sourceSnapshotId),
+        null,
+        watermark,
+        new Changes(dirty));
   }
 
-  /** The deterministic refresh id of a view version reaching a source snapshot. */
-  public static String refreshId(ViewDefinition view, Long sourceSnapshotId) {
-    return view.name()
-        + "@"
-        + view.version()
-        + ":"
-        + (sourceSnapshotId == null ? "current" : sourceSnapshotId.toString());
+  /** The source snapshot the refresh reads. */
+  public long sourceSnapshotId() {
+    return id.sourceSnapshotId();
   }
 }

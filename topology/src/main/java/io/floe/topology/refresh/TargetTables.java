@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TargetPartitionField;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
@@ -8,6 +9,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.NullOrder;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -43,14 +47,25 @@ final class TargetTables {
    *
    * @throws TargetNotOwnedException when the table exists, is not empty and is not this view's
    */
-  static Table prepare(Catalog catalog, ViewDefinition view, ViewPlan plan) {
+  static Table prepare(Catalog catalog, CompiledView compiled, ViewPlan plan) {
+    ViewDefinition view = compiled.definition();
     TableIdentifier id = view.target().identifier();
     Table table;
     try {
       table = catalog.loadTable(id);
     } catch (NoSuchTableException e) {
-      return create(catalog, view, plan, id);
+      return create(catalog, compiled, plan, id);
     }
+    // Changes of an existing target happen behind the guard: a refresh of an older definition,
+    // still queued somewhere, never changes the table back.
+    Table guarded =
+        new BaseTable(
+            new GuardedTableOperations(
+                ((HasTableOperations) table).operations(),
+                CommitGuard.definitionOnly(view.name(), compiled.revision()),
+                Map.of(),
+                Set.of()),
+            table.name());
     String owner = table.properties().get(FloeProperties.VIEW);
     if (!view.name().equals(owner)) {
       if (!isEmpty(table)) {
@@ -64,14 +79,17 @@ final class TargetTables {
                 + "'");
       }
       LOG.info("Adopting empty table {} as the target of view {}", view.target(), view.name());
-      table.updateProperties().set(FloeProperties.VIEW, view.name()).commit();
+      guarded.updateProperties().set(FloeProperties.VIEW, view.name()).commit();
     }
-    evolveSchema(table, plan.outputSchema(), plan, view);
+    if (evolveSchema(guarded, plan.outputSchema(), plan, view)) {
+      table.refresh();
+    }
     return table;
   }
 
   private static Table create(
-      Catalog catalog, ViewDefinition view, ViewPlan plan, TableIdentifier id) {
+      Catalog catalog, CompiledView compiled, ViewPlan plan, TableIdentifier id) {
+    ViewDefinition view = compiled.definition();
     Schema schema = plan.outputSchema();
     if (catalog instanceof SupportsNamespaces namespaces
         && !namespaces.namespaceExists(id.namespace())) {
@@ -95,7 +113,7 @@ final class TargetTables {
       return table;
     } catch (AlreadyExistsException e) {
       // Another instance won the race; check it as any existing table.
-      return prepare(catalog, view, plan);
+      return prepare(catalog, compiled, plan);
     }
   }
 
@@ -133,16 +151,18 @@ final class TargetTables {
   }
 
   /**
-   * Brings an existing target in line with a changed view: adds the columns the view now outputs
-   * (widening types where Iceberg allows it), re-sorts and re-partitions it by the new keys, then
-   * drops the columns it no longer outputs. A changed view then fully refreshes the table. Each
-   * step is its own commit because later steps refer to what earlier ones create.
+   * Brings an existing target in line with a changed view (returns whether it changed anything):
+   * adds the columns the view now outputs (widening types where Iceberg allows it), re-sorts and
+   * re-partitions it by the new keys, then drops the columns it no longer outputs. A changed view
+   * then fully refreshes the table. Each step is its own commit because later steps refer to what
+   * earlier ones create.
    */
-  private static void evolveSchema(Table table, Schema output, ViewPlan plan, ViewDefinition view) {
+  private static boolean evolveSchema(
+      Table table, Schema output, ViewPlan plan, ViewDefinition view) {
     if (sameColumns(table.schema(), output)
         && table.sortOrder().sameOrder(sortOrder(table.schema(), plan))
         && table.spec().compatibleWith(ViewValidator.partitionSpec(view, table.schema()))) {
-      return;
+      return false;
     }
     try {
       table.updateSchema().unionByNameWith(output).commit();
@@ -194,6 +214,7 @@ final class TargetTables {
         view.target(),
         view.name(),
         output.asStruct());
+    return true;
   }
 
   private static boolean sameColumns(Schema a, Schema b) {

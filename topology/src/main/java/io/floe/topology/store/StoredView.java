@@ -1,6 +1,7 @@
 package io.floe.topology.store;
 
 import io.floe.schemas.ViewRecord;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.RefreshSettings;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.TargetPartitionField;
@@ -11,17 +12,22 @@ import java.time.ZoneId;
 import java.util.List;
 import java.util.OptionalInt;
 
-/** A view definition as the maintain stage stores it, with its version. */
+/**
+ * A view definition as the maintain stage stores it, with its version, its revision (-1 when it did
+ * not come from floe.views) and its source table (null when it was not compiled).
+ */
 public record StoredView(
     String name,
     String query,
     String target,
     List<String> targetPartitioning,
     String timezone,
-    long debounceMs,
-    long maxDelayMs,
+    long lingerMs,
+    long minIntervalMs,
     Integer chunkBuckets,
-    String version) {
+    String version,
+    long revision,
+    String source) {
 
   /** The stored form of a definition from floe.views. */
   public static StoredView of(ViewRecord record) {
@@ -32,21 +38,45 @@ public record StoredView(
             record.getTarget(),
             List.copyOf(record.getTargetPartitioning()),
             record.getTimezone(),
-            record.getDebounceMs(),
-            record.getMaxDelayMs(),
+            record.getLingerMs(),
+            record.getMinIntervalMs(),
             record.getChunkBuckets(),
+            null,
+            -1,
             null);
     return view.withVersion(view.toDefinition().version());
   }
 
-  /** The stored form of a definition. */
-  public static StoredView of(ViewDefinition view) {
-    return of(toRecord(view, "api", Instant.EPOCH));
+  /** The stored form of a compiled view, with its revision. */
+  public static StoredView of(CompiledView view) {
+    StoredView stored = of(toRecord(view.definition(), "api", Instant.EPOCH));
+    return new StoredView(
+        stored.name,
+        stored.query,
+        stored.target,
+        stored.targetPartitioning,
+        stored.timezone,
+        stored.lingerMs,
+        stored.minIntervalMs,
+        stored.chunkBuckets,
+        view.version(),
+        view.revision(),
+        view.source().toString());
   }
 
   private StoredView withVersion(String v) {
     return new StoredView(
-        name, query, target, targetPartitioning, timezone, debounceMs, maxDelayMs, chunkBuckets, v);
+        name,
+        query,
+        target,
+        targetPartitioning,
+        timezone,
+        lingerMs,
+        minIntervalMs,
+        chunkBuckets,
+        v,
+        revision,
+        source);
   }
 
   /**
@@ -62,8 +92,8 @@ public record StoredView(
         targetPartitioning.stream().map(TargetPartitionField::parse).toList(),
         ZoneId.of(timezone),
         new RefreshSettings(
-            Duration.ofMillis(debounceMs),
-            Duration.ofMillis(maxDelayMs),
+            Duration.ofMillis(lingerMs),
+            Duration.ofMillis(minIntervalMs),
             chunkBuckets == null ? OptionalInt.empty() : OptionalInt.of(chunkBuckets)));
   }
 
@@ -75,8 +105,8 @@ public record StoredView(
         .setTarget(view.target().toString())
         .setTargetPartitioning(view.targetPartitioning().stream().map(Object::toString).toList())
         .setTimezone(view.zone().getId())
-        .setDebounceMs(view.refresh().debounce().toMillis())
-        .setMaxDelayMs(view.refresh().maxDelay().toMillis())
+        .setLingerMs(view.refresh().linger().toMillis())
+        .setMinIntervalMs(view.refresh().minInterval().toMillis())
         .setChunkBuckets(
             view.refresh().chunkBuckets().isPresent()
                 ? view.refresh().chunkBuckets().getAsInt()

@@ -6,29 +6,26 @@ import java.util.OptionalInt;
 /**
  * When a view refreshes and how large refreshes are cut up (DESIGN §6).
  *
- * @param debounce a refresh starts once the view has been quiet this long after its last change
- * @param maxDelay or once its oldest pending change has waited this long, however busy the source
- * @param chunkBuckets buckets per chunk of a full refresh; empty to derive it from the granularity
+ * @param linger a refresh starts this long after the first change it has not covered yet (as
+ *     Kafka's {@code linger.ms} batches a producer's records), or as soon as the view's running
+ *     refresh ends if changes arrived meanwhile, whichever is later: a burst of commits becomes one
+ *     target snapshot, and a source that commits continuously is followed within about {@code
+ *     linger} plus two refresh durations
+ * @param minInterval the shortest time between two refreshes of the view, for users who want fewer
+ *     target snapshots; zero for none
+ * @param chunkBuckets buckets per chunk of a large refresh; empty to derive it from the granularity
  */
-public record RefreshSettings(Duration debounce, Duration maxDelay, OptionalInt chunkBuckets) {
+public record RefreshSettings(Duration linger, Duration minInterval, OptionalInt chunkBuckets) {
 
-  public static final Duration DEFAULT_DEBOUNCE = Duration.ofSeconds(1);
-  public static final Duration DEFAULT_MAX_DELAY = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_LINGER = Duration.ofMillis(200);
+  public static final Duration DEFAULT_MIN_INTERVAL = Duration.ZERO;
 
   public static final RefreshSettings DEFAULTS =
-      new RefreshSettings(DEFAULT_DEBOUNCE, DEFAULT_MAX_DELAY, OptionalInt.empty());
+      new RefreshSettings(DEFAULT_LINGER, DEFAULT_MIN_INTERVAL, OptionalInt.empty());
 
   public RefreshSettings {
-    if (debounce.isNegative() || maxDelay.isNegative()) {
-      throw new IllegalArgumentException("debounce and max_delay must not be negative");
-    }
-    if (maxDelay.compareTo(debounce) < 0) {
-      throw new IllegalArgumentException(
-          "max_delay ("
-              + maxDelay.toMillis()
-              + " ms) must not be shorter than debounce ("
-              + debounce.toMillis()
-              + " ms)");
+    if (linger.isNegative() || minInterval.isNegative()) {
+      throw new IllegalArgumentException("linger and min_interval must not be negative");
     }
     if (chunkBuckets.isPresent() && chunkBuckets.getAsInt() < 1) {
       throw new IllegalArgumentException("chunk_buckets must be at least 1");

@@ -43,8 +43,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  *     target_partitioning: [day(minute_ts)]   # optional
  *     timezone: Europe/Paris                  # optional, UTC by default
  *     refresh:                                # optional
- *       debounce: 1s
- *       max_delay: 30s
+ *       linger: 200ms                         # after the first change not yet covered
+ *       min_interval: 0s                      # between two refreshes of the view
  *       chunk_buckets: 1440
  * </pre>
  *
@@ -59,15 +59,24 @@ public final class ViewsFile {
   static final String TARGET_PARTITIONING = "target_partitioning";
   static final String TIMEZONE = "timezone";
   static final String REFRESH = "refresh";
-  static final String DEBOUNCE = "debounce";
-  static final String MAX_DELAY = "max_delay";
+  static final String LINGER = "linger";
+  static final String MIN_INTERVAL = "min_interval";
   static final String CHUNK_BUCKETS = "chunk_buckets";
+
+  /** Settings of earlier releases, with what replaced them. */
+  private static final Map<String, String> REPLACED =
+      Map.of(
+          "debounce",
+          "'refresh.linger' (a refresh starts this long after the first change it has not covered)",
+          "max_delay",
+          "'refresh.linger' (which bounds the wait however busy the source is) and"
+              + " 'refresh.min_interval' (the shortest time between two refreshes)");
 
   private static final Set<String> VIEW_FIELDS =
       Set.of(NAME, QUERY, TARGET, TARGET_PARTITIONING, TIMEZONE, REFRESH);
   private static final String VIEW_FIELD_LIST =
       String.join(", ", NAME, QUERY, TARGET, TARGET_PARTITIONING, TIMEZONE, REFRESH);
-  private static final Set<String> REFRESH_FIELDS = Set.of(DEBOUNCE, MAX_DELAY, CHUNK_BUCKETS);
+  private static final Set<String> REFRESH_FIELDS = Set.of(LINGER, MIN_INTERVAL, CHUNK_BUCKETS);
 
   private static final Pattern VIEW_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}");
   private static final Pattern DURATION =
@@ -355,24 +364,32 @@ public final class ViewsFile {
       problems.add(
           at(valueMark(tuple))
               + label
-              + ": field 'refresh' must be a mapping of debounce, max_delay, chunk_buckets");
+              + ": field 'refresh' must be a mapping of linger, min_interval, chunk_buckets");
       return null;
     }
-    Duration debounce = RefreshSettings.DEFAULT_DEBOUNCE;
-    Duration maxDelay = RefreshSettings.DEFAULT_MAX_DELAY;
+    Duration linger = RefreshSettings.DEFAULT_LINGER;
+    Duration minInterval = RefreshSettings.DEFAULT_MIN_INTERVAL;
     OptionalInt chunkBuckets = OptionalInt.empty();
     int before = problems.size();
     for (NodeTuple field : mapping.getValue()) {
       String key = scalar(field.getKeyNode());
       String value = text(field);
       String where = at(valueMark(field)) + label + ": field 'refresh." + key + "'";
-      if (!REFRESH_FIELDS.contains(key)) {
+      if (REPLACED.containsKey(key)) {
+        problems.add(
+            at(field.getKeyNode().getStartMark())
+                + label
+                + ": field 'refresh."
+                + key
+                + "' is no longer supported: use "
+                + REPLACED.get(key));
+      } else if (!REFRESH_FIELDS.contains(key)) {
         problems.add(
             at(field.getKeyNode().getStartMark())
                 + label
                 + ": unknown field 'refresh."
                 + key
-                + "' (expected one of: debounce, max_delay, chunk_buckets)");
+                + "' (expected one of: linger, min_interval, chunk_buckets)");
       } else if (key.equals(CHUNK_BUCKETS)) {
         try {
           int buckets = Integer.parseInt(value == null ? "" : value.trim());
@@ -388,10 +405,10 @@ public final class ViewsFile {
         if (duration == null) {
           problems.add(
               where + " must be a duration such as 500ms, 1s, 2m or 1h, got '" + value + "'");
-        } else if (key.equals(DEBOUNCE)) {
-          debounce = duration;
+        } else if (key.equals(LINGER)) {
+          linger = duration;
         } else {
-          maxDelay = duration;
+          minInterval = duration;
         }
       }
     }
@@ -399,7 +416,7 @@ public final class ViewsFile {
       return null;
     }
     try {
-      return new RefreshSettings(debounce, maxDelay, chunkBuckets);
+      return new RefreshSettings(linger, minInterval, chunkBuckets);
     } catch (IllegalArgumentException e) {
       problems.add(at(valueMark(tuple)) + label + ": field 'refresh': " + e.getMessage());
       return null;

@@ -118,7 +118,7 @@ class IncrementalMaintenanceTest {
     }
     RefreshOutcome outcome =
         refresher.refresh(
-            RefreshRequest.of(view, current.snapshotId(), watermark, dirty),
+            ViewRefresherTest.request(view, current.snapshotId(), watermark, dirty),
             ViewRefresher.ProgressListener.NONE);
     assertThat(outcome.status()).isNotEqualTo(RefreshOutcome.Status.TARGET_AHEAD);
     watermarks.put(view.name(), current.snapshotId());

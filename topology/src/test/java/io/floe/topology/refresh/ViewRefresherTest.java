@@ -11,6 +11,8 @@ import io.floe.topology.bucket.Granularity;
 import io.floe.topology.oracle.Oracle;
 import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.testing.OracleAssertions;
+import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.RefreshSettings;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
@@ -69,8 +71,7 @@ class ViewRefresherTest {
         TableName.parse("lake.analytics." + name),
         List.of(),
         null,
-        new RefreshSettings(
-            Duration.ofSeconds(1), Duration.ofSeconds(30), OptionalInt.of(chunkBuckets)));
+        new RefreshSettings(Duration.ZERO, Duration.ZERO, OptionalInt.of(chunkBuckets)));
   }
 
   private Table target(ViewDefinition view) {
@@ -80,7 +81,21 @@ class ViewRefresherTest {
   private RefreshOutcome refresh(
       ViewDefinition view, long snapshot, Long watermark, DirtyBuckets dirty) {
     return refresher.refresh(
-        RefreshRequest.of(view, snapshot, watermark, dirty), ViewRefresher.ProgressListener.NONE);
+        request(view, snapshot, watermark, dirty), ViewRefresher.ProgressListener.NONE);
+  }
+
+  /** A refresh of detected changes, of the view compiled at revision 0. */
+  static RefreshRequest request(
+      ViewDefinition view, long snapshot, Long watermark, DirtyBuckets dirty) {
+    return RefreshRequest.of(compiled(view), snapshot, watermark, dirty);
+  }
+
+  static CompiledView compiled(ViewDefinition view) {
+    try {
+      return CompiledView.compile(view, 0);
+    } catch (InvalidViewException e) {
+      throw new AssertionError(e);
+    }
   }
 
   private static long micros(String instant) {
@@ -129,7 +144,8 @@ class ViewRefresherTest {
         .containsEntry(FloeProperties.VIEW, "ohlcv_1m")
         .containsEntry(FloeProperties.VIEW_VERSION, view.version())
         .containsEntry(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(s1))
-        .containsEntry(FloeProperties.REFRESH_ID, RefreshRequest.refreshId(view, s1));
+        .containsEntry(
+            FloeProperties.REFRESH_ID, RefreshId.of("ohlcv_1m", view.version(), s1).toString());
     assertThat(target.sortOrder().fields()).hasSize(2);
   }
 
@@ -324,7 +340,7 @@ class ViewRefresherTest {
 
     RefreshOutcome outcome =
         refresher.refresh(
-            RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
+            request(view, s1, null, DirtyBuckets.none()),
             p -> {
               Table t = target(view);
               progress.add(p + " " + t.properties().get(FloeProperties.SOURCE_SNAPSHOT_ID));
@@ -352,7 +368,7 @@ class ViewRefresherTest {
     }
     long s1 = lake.append(trades, rows);
     ViewDefinition view = chunked("ohlcv_1m", OHLCV, 5);
-    RefreshRequest request = RefreshRequest.of(view, s1, null, DirtyBuckets.none());
+    RefreshRequest request = request(view, s1, null, DirtyBuckets.none());
 
     assertThatThrownBy(
             () ->
@@ -365,7 +381,8 @@ class ViewRefresherTest {
                     }))
         .hasMessage("crash after chunk 2");
     assertThat(target(view).properties())
-        .containsEntry(FloeProperties.PROGRESS, request.refreshId() + "#1/4")
+        .hasEntrySatisfying(
+            FloeProperties.PROGRESS, p -> assertThat(p).startsWith(request.id() + "#1/4;plan="))
         .doesNotContainKey(FloeProperties.SOURCE_SNAPSHOT_ID);
     int snapshotsBefore = count(target(view).snapshots());
 
@@ -489,13 +506,11 @@ class ViewRefresherTest {
     RefreshOutcome outcome =
         refresher.refresh(
             new RefreshRequest(
-                view,
-                s2,
+                compiled(view),
+                RefreshId.forced("ohlcv_1m", view.version(), s2, 1),
+                null,
                 s1,
-                DirtyBuckets.all("requested"),
-                true,
-                false,
-                RefreshRequest.refreshId(view, s2)),
+                new RefreshRequest.Forced("requested")),
             ViewRefresher.ProgressListener.NONE);
 
     assertThat(outcome.full()).isTrue();

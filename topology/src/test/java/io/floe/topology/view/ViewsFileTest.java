@@ -30,8 +30,8 @@ class ViewsFileTest {
                 target_partitioning: [day(minute_ts), "bucket(16, symbol)"]
                 timezone: Europe/Paris
                 refresh:
-                  debounce: 500ms
-                  max_delay: 1m
+                  linger: 500ms
+                  min_interval: 1m
                   chunk_buckets: 1440
               - name: daily
                 query: SELECT date_trunc('day', ts) AS d, count(*) AS n FROM lake.m.t GROUP BY 1
@@ -154,8 +154,8 @@ class ViewsFileTest {
                         timezone: Mars/Olympus
                         target_partitioning: [weekly(x)]
                         refresh:
-                          debounce: soon
-                          max_delay: 1s
+                          linger: soon
+                          min_interval: 1s
                           every: 5m
                     """))
         .isInstanceOf(ViewsFileException.class)
@@ -165,12 +165,12 @@ class ViewsFileTest {
         .hasMessageContaining("views.yaml:5:15: view 'v': field 'timezone': unknown time zone")
         .hasMessageContaining("field 'target_partitioning': 'weekly(x)' is not a partition field")
         .hasMessageContaining(
-            "views.yaml:8:17: view 'v': field 'refresh.debounce' must be a duration such as 500ms")
+            "views.yaml:8:15: view 'v': field 'refresh.linger' must be a duration such as 500ms")
         .hasMessageContaining("view 'v': unknown field 'refresh.every'");
   }
 
   @Test
-  void shouldRejectMaxDelayShorterThanDebounce() {
+  void shouldRejectTheSettingsOfEarlierReleasesNamingTheirReplacements() {
     assertThatThrownBy(
             () ->
                 ViewsFile.parse(
@@ -183,7 +183,12 @@ class ViewsFileTest {
                         refresh: {debounce: 10s, max_delay: 1s}
                     """))
         .isInstanceOf(ViewsFileException.class)
-        .hasMessageContaining("max_delay (1000 ms) must not be shorter than debounce (10000 ms)");
+        .hasMessageContaining(
+            "views.yaml:5:15: view 'v': field 'refresh.debounce' is no longer supported: use"
+                + " 'refresh.linger'")
+        .hasMessageContaining(
+            "view 'v': field 'refresh.max_delay' is no longer supported: use 'refresh.linger'")
+        .hasMessageContaining("'refresh.min_interval'");
   }
 
   @Test

@@ -1,0 +1,85 @@
+package io.floe.topology.refresh;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.iceberg.Table;
+
+/**
+ * What a target's table properties say it reflects (DESIGN §3.6): the source snapshot the whole
+ * target reflects, the view version and definition revision that computed it, the source table's
+ * UUID, the last complete refresh, and the progress of a chunked refresh half applied. Read once
+ * per commit attempt; every commit is conditional on it ({@link CommitGuard}).
+ *
+ * @param sourceSnapshotId the source snapshot the whole target reflects, or null before the first
+ *     refresh
+ * @param viewVersion the view version that computed it, or null
+ * @param viewRevision the definition revision that last committed, or null (targets of earlier
+ *     releases)
+ * @param sourceTableUuid the UUID of the source table it was computed from, or null
+ * @param refreshId the {@code floe.refresh-id} of the last complete refresh, as recorded, or null
+ * @param progress the progress of a chunked refresh half applied, as recorded, or null
+ */
+public record Bookmark(
+    Long sourceSnapshotId,
+    String viewVersion,
+    Long viewRevision,
+    String sourceTableUuid,
+    String refreshId,
+    String progress) {
+
+  /** The bookmark of a target as it is now (the table is not refreshed). */
+  public static Bookmark of(Table target) {
+    return of(target.properties());
+  }
+
+  /** The bookmark in a target's table properties. */
+  public static Bookmark of(Map<String, String> properties) {
+    return new Bookmark(
+        number(properties.get(FloeProperties.SOURCE_SNAPSHOT_ID)),
+        properties.get(FloeProperties.VIEW_VERSION),
+        number(properties.get(FloeProperties.VIEW_REVISION)),
+        properties.get(FloeProperties.SOURCE_TABLE_UUID),
+        properties.get(FloeProperties.REFRESH_ID),
+        properties.get(FloeProperties.PROGRESS));
+  }
+
+  private static Long number(String value) {
+    try {
+      return value == null ? null : Long.valueOf(value.trim());
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  /** True before the target's first complete refresh. */
+  public boolean isEmpty() {
+    return sourceSnapshotId == null;
+  }
+
+  /**
+   * The progress of a chunked refresh half applied, or null when there is none or it is garbled.
+   */
+  public RefreshProgress parsedProgress() {
+    if (progress == null) {
+      return null;
+    }
+    try {
+      return RefreshProgress.parse(progress);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The properties a commit that starts from this bookmark requires unchanged, as recorded (a null
+   * value: absent): if another commit moved them, the commit is refused.
+   */
+  public Map<String, String> expected() {
+    Map<String, String> expected = new HashMap<>();
+    expected.put(
+        FloeProperties.SOURCE_SNAPSHOT_ID,
+        sourceSnapshotId == null ? null : sourceSnapshotId.toString());
+    expected.put(FloeProperties.PROGRESS, progress);
+    return expected;
+  }
+}

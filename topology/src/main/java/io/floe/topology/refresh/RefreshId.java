@@ -1,0 +1,75 @@
+package io.floe.topology.refresh;
+
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The deterministic id of a refresh (DESIGN §3.6): a view version bringing its target to one source
+ * snapshot, and, for a user's forced full refresh, which request it answers (a later request of the
+ * same snapshot is another refresh). Recorded as {@code floe.refresh-id} in every target commit;
+ * one formatter ({@link #toString}) and one parser ({@link #parse}).
+ *
+ * <p>Form: {@code <view>@<version>:<source snapshot>}, followed by {@code /full-<n>} for the n-th
+ * forced full refresh of the view. View names never contain {@code @ : / #}.
+ *
+ * @param view the view name
+ * @param version the view version
+ * @param sourceSnapshotId the source snapshot the refresh brings the target to
+ * @param forcedRequest which forced full refresh of the view this is, counting from 1; 0 for none
+ */
+public record RefreshId(String view, String version, long sourceSnapshotId, long forcedRequest) {
+
+  private static final Pattern FORM =
+      Pattern.compile("([^@:/#]+)@([^@:/#]+):(-?\\d+)(?:/full[-@](\\d+))?");
+
+  public RefreshId {
+    Objects.requireNonNull(view, "view");
+    Objects.requireNonNull(version, "version");
+    if (forcedRequest < 0) {
+      throw new IllegalArgumentException("forcedRequest must not be negative");
+    }
+  }
+
+  /** The refresh of a view version to a source snapshot. */
+  public static RefreshId of(String view, String version, long sourceSnapshotId) {
+    return new RefreshId(view, version, sourceSnapshotId, 0);
+  }
+
+  /** The n-th forced full refresh of a view version to a source snapshot. */
+  public static RefreshId forced(String view, String version, long sourceSnapshotId, long n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("forced full refreshes count from 1");
+    }
+    return new RefreshId(view, version, sourceSnapshotId, n);
+  }
+
+  /**
+   * Parses {@link #toString}'s form. The {@code /full@<n>} suffix of earlier releases reads as a
+   * forced refresh too.
+   *
+   * @throws IllegalArgumentException when {@code text} is not a refresh id
+   */
+  public static RefreshId parse(String text) {
+    Matcher m = FORM.matcher(text == null ? "" : text);
+    if (!m.matches()) {
+      throw new IllegalArgumentException("Not a refresh id: '" + text + "'");
+    }
+    return new RefreshId(
+        m.group(1),
+        m.group(2),
+        Long.parseLong(m.group(3)),
+        m.group(4) == null ? 0 : Long.parseLong(m.group(4)));
+  }
+
+  /** True for a user's forced full refresh. */
+  public boolean isForced() {
+    return forcedRequest > 0;
+  }
+
+  @Override
+  public String toString() {
+    String id = view + "@" + version + ":" + sourceSnapshotId;
+    return isForced() ? id + "/full-" + forcedRequest : id;
+  }
+}

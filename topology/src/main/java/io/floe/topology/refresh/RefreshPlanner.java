@@ -1,0 +1,223 @@
+package io.floe.topology.refresh;
+
+import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.detect.BucketedView;
+import io.floe.topology.detect.DirtyBucketDetector;
+import java.util.List;
+import java.util.Objects;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.util.SnapshotUtil;
+
+/**
+ * Decides what one refresh must read and why (DESIGN §3): from the request, the pinned source
+ * snapshot and the target's bookmark, whether the change is already applied, whether the target is
+ * already past it, or which buckets to recompute and how. Pure apart from reading the source's
+ * metadata (snapshot ancestry, and the manifests of snapshots it must detect again).
+ */
+final class RefreshPlanner {
+
+  /**
+   * Beyond this many snapshots since the bookmark, detecting them again costs more than it saves.
+   */
+  static final int MAX_CATCH_UP_SNAPSHOTS = 1000;
+
+  private RefreshPlanner() {}
+
+  /** What a refresh will do. */
+  sealed interface Plan permits AlreadyApplied, TargetAhead, StalePin, Recompute {}
+
+  /** The target already holds this refresh: an earlier run committed it. */
+  record AlreadyApplied() implements Plan {}
+
+  /** The target is past this refresh; nothing to do. */
+  record TargetAhead(String reason) implements Plan {}
+
+  /** The pinned snapshot is no longer one the source's main branch holds; nothing to do. */
+  record StalePin(String reason) implements Plan {}
+
+  /**
+   * Recompute {@code dirty} ({@link RefreshOutcome.Mode#FULL} or {@link
+   * RefreshOutcome.Mode#INCREMENTAL}), or fold the rows appended after {@code deltaBase} into the
+   * target rows of their groups ({@link RefreshOutcome.Mode#DELTA}).
+   *
+   * @param reason why the refresh is full, or null
+   * @param deltaBase the bookmark the delta path folds onto; null unless the mode is delta
+   */
+  record Recompute(RefreshOutcome.Mode mode, DirtyBuckets dirty, String reason, Long deltaBase)
+      implements Plan {
+
+    static Recompute full(String reason) {
+      return new Recompute(RefreshOutcome.Mode.FULL, DirtyBuckets.all(reason), reason, null);
+    }
+  }
+
+  /**
+   * Whether {@code pinned} may still be read: it exists, belongs to the table the request pinned it
+   * in, and is on the source's main branch (the current snapshot or one of its ancestors).
+   */
+  static StalePin checkPin(RefreshRequest request, Table source, Snapshot pinned) {
+    long pin = request.sourceSnapshotId();
+    if (request.sourceTableUuid() != null
+        && !request.sourceTableUuid().equals(source.uuid().toString())) {
+      return new StalePin(
+          "source table " + source.name() + " was dropped and recreated since snapshot " + pin);
+    }
+    if (pinned == null) {
+      return new StalePin("source snapshot " + pin + " of " + source.name() + " has expired");
+    }
+    Snapshot current = source.currentSnapshot();
+    if (current != null
+        && current.snapshotId() != pin
+        && !SnapshotUtil.isAncestorOf(source, current.snapshotId(), pin)) {
+      return new StalePin(
+          "source snapshot "
+              + pin
+              + " is no longer in the history of "
+              + source.name()
+              + " (rolled back to "
+              + current.snapshotId()
+              + ")");
+    }
+    return null;
+  }
+
+  /**
+   * The plan of a refresh whose pin passed {@link #checkPin}.
+   *
+   * @param decomposable whether the view can take the delta path
+   */
+  static Plan plan(
+      RefreshRequest request,
+      Table source,
+      Snapshot pinned,
+      Bookmark bookmark,
+      BucketedView buckets,
+      boolean decomposable) {
+    RefreshId id = request.id();
+    long pin = pinned.snapshotId();
+    if (bookmark.viewRevision() != null && bookmark.viewRevision() > request.view().revision()) {
+      return new TargetAhead(
+          "the target holds revision "
+              + bookmark.viewRevision()
+              + " of view "
+              + request.view().name()
+              + ", newer than revision "
+              + request.view().revision());
+    }
+    if (bookmark.isEmpty()) {
+      return Recompute.full("first refresh of the view");
+    }
+    if (!request.view().version().equals(bookmark.viewVersion())) {
+      return Recompute.full("view definition changed");
+    }
+    if (bookmark.sourceTableUuid() != null
+        && !bookmark.sourceTableUuid().equals(source.uuid().toString())) {
+      return Recompute.full("source table " + source.name() + " was dropped and recreated");
+    }
+    RefreshProgress progress = bookmark.parsedProgress();
+    if (bookmark.progress() != null
+        && (progress == null || !progress.lastCommitted().refresh().equals(id))) {
+      // Chunks of another refresh hold rows of a snapshot this one may not reach.
+      return Recompute.full(
+          "a chunked refresh (" + bookmark.progress() + ") was left half applied");
+    }
+    long reflected = bookmark.sourceSnapshotId();
+    if (source.snapshot(reflected) == null) {
+      return Recompute.full(
+          "the target reflects source snapshot " + reflected + ", which has expired");
+    }
+    Snapshot current = source.currentSnapshot();
+    if (current != null
+        && current.snapshotId() != reflected
+        && !SnapshotUtil.isAncestorOf(source, current.snapshotId(), reflected)) {
+      return Recompute.full(
+          "the target reflects source snapshot "
+              + reflected
+              + ", which is no longer in the history of "
+              + source.name()
+              + " (rolled back)");
+    }
+    if (reflected != pin && SnapshotUtil.isAncestorOf(source, reflected, pin)) {
+      return new TargetAhead("the target already reflects source snapshot " + reflected);
+    }
+    if (request.scope() instanceof RefreshRequest.Forced forced) {
+      if (reflected == pin && progress == null && id.toString().equals(bookmark.refreshId())) {
+        return new AlreadyApplied();
+      }
+      return Recompute.full(forced.reason());
+    }
+    if (reflected == pin && progress == null) {
+      return new AlreadyApplied();
+    }
+    DirtyBuckets dirty;
+    if (reflected == pin) {
+      // Resuming this refresh's chunks: what it recomputes is what it planned.
+      dirty = known(request.scope());
+      if (dirty.isEmpty() || dirty.full()) {
+        dirty = Recompute.full("resuming a chunked refresh").dirty();
+      }
+    } else if (!SnapshotUtil.isAncestorOf(source, pin, reflected)) {
+      return Recompute.full(
+          "the target reflects source snapshot "
+              + reflected
+              + ", which is not an ancestor of snapshot "
+              + pin);
+    } else if (request.scope() instanceof RefreshRequest.Changes changes
+        && !changes.dirty().full()
+        && Objects.equals(request.watermark(), reflected)) {
+      dirty = changes.dirty();
+    } else {
+      List<Long> between = SnapshotUtil.snapshotIdsBetween(source, reflected, pin);
+      if (between.size() > MAX_CATCH_UP_SNAPSHOTS) {
+        return Recompute.full(
+            between.size() + " source snapshots since the target's bookmark " + reflected);
+      }
+      dirty = known(request.scope());
+      dirty = dirty.full() ? DirtyBuckets.none() : dirty;
+      for (long snapshot : between) {
+        dirty =
+            dirty.union(
+                DirtyBucketDetector.detect(source, snapshot, List.of(buckets)).get(buckets.view()));
+      }
+    }
+    if (dirty.full()) {
+      return new Recompute(RefreshOutcome.Mode.FULL, dirty, dirty.reason(), null);
+    }
+    if (decomposable && progress == null && appendsOnly(source, reflected, pinned)) {
+      return new Recompute(RefreshOutcome.Mode.DELTA, dirty, null, reflected);
+    }
+    return new Recompute(RefreshOutcome.Mode.INCREMENTAL, dirty, null, null);
+  }
+
+  private static DirtyBuckets known(RefreshRequest.Scope scope) {
+    if (scope instanceof RefreshRequest.Changes changes) {
+      return changes.dirty();
+    }
+    if (scope instanceof RefreshRequest.CatchUp catchUp) {
+      return catchUp.known();
+    }
+    return DirtyBuckets.none();
+  }
+
+  /**
+   * The delta path (DESIGN §5) is exact when every source snapshot since the bookmark only appended
+   * rows (or compacted files, which changes no row) under the pinned snapshot's schema, and at
+   * least one appended: the target rows of the dirty buckets plus the view over the appended rows
+   * alone give the new target rows.
+   */
+  private static boolean appendsOnly(Table source, long reflected, Snapshot pinned) {
+    boolean appended = false;
+    for (long id : SnapshotUtil.snapshotIdsBetween(source, reflected, pinned.snapshotId())) {
+      Snapshot between = source.snapshot(id);
+      String operation = between == null ? null : between.operation();
+      if (!DataOperations.APPEND.equals(operation) && !DataOperations.REPLACE.equals(operation)
+          || !Objects.equals(between.schemaId(), pinned.schemaId())) {
+        return false;
+      }
+      appended |= DataOperations.APPEND.equals(operation);
+    }
+    return appended;
+  }
+}
