@@ -237,7 +237,7 @@ class FloeServiceIT {
 
     floe.awaitOracle(view, trades);
     List<RefreshEvent> events = floe.events();
-    assertThat(events.get(events.size() - 1).getReason()).contains("not an ancestor");
+    assertThat(events.get(events.size() - 1).getReason()).contains("which has expired");
   }
 
   @Test

@@ -42,6 +42,11 @@ public final class FloeProperties {
    */
   public static final String DIRTY_BUCKETS = "floe.dirty-buckets";
 
+  /** Snapshot summary of each refresh commit: the recomputed rows it wrote and replaced. */
+  public static final String ROWS_WRITTEN = "floe.rows-written";
+
+  public static final String ROWS_REPLACED = "floe.rows-replaced";
+
   /** Table property of a chunked refresh in progress: the id of its last committed chunk. */
   public static final String PROGRESS = "floe.progress";
 

@@ -199,6 +199,8 @@ final class TargetTables {
       if (dropping) {
         drop.commit();
       }
+    } catch (CommitGuard.SupersededException e) {
+      throw e;
     } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
       throw new TargetNotOwnedException(
           "Cannot change target "

@@ -253,6 +253,7 @@ public final class ViewRefresher {
       RefreshId id = request.id();
       Snapshot last = null;
       long rowsWritten = 0;
+      long rowsReplaced = 0;
       int added = 0;
       int removed = 0;
       for (Snapshot s = target.currentSnapshot();
@@ -266,7 +267,8 @@ public final class ViewRefresher {
           continue;
         }
         last = last == null ? s : last;
-        rowsWritten += summaryNumber(s, "added-records");
+        rowsWritten += summaryNumber(s, FloeProperties.ROWS_WRITTEN);
+        rowsReplaced += summaryNumber(s, FloeProperties.ROWS_REPLACED);
         added += (int) summaryNumber(s, "added-data-files");
         removed += (int) summaryNumber(s, "deleted-data-files");
       }
@@ -298,7 +300,7 @@ public final class ViewRefresher {
           0,
           0,
           rowsWritten,
-          0,
+          rowsReplaced,
           added,
           removed,
           0,
@@ -446,6 +448,8 @@ public final class ViewRefresher {
         summary.put(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(snapshot.snapshotId()));
         summary.put(FloeProperties.SOURCE_TABLE, view.source().toString());
         summary.put(FloeProperties.REFRESH_MODE, recompute.mode().label());
+        summary.put(FloeProperties.ROWS_WRITTEN, Long.toString(written.rowsWritten()));
+        summary.put(FloeProperties.ROWS_REPLACED, Long.toString(written.rowsReplaced()));
         if (last) {
           summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
         }

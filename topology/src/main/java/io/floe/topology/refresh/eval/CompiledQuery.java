@@ -187,11 +187,19 @@ public final class CompiledQuery {
       return null;
     }
     return switch (call.getAggregation().getKind()) {
-      case COUNT, SUM, SUM0 -> Merge.ADD;
+      // A real sum is kept in the target as a real: folding into it would lose what the
+      // recompute path keeps (it sums in compensated double precision and rounds once).
+      case SUM, SUM0 -> isReal(call.getType()) ? null : Merge.ADD;
+      case COUNT -> Merge.ADD;
       case MIN -> Merge.MIN;
       case MAX -> Merge.MAX;
       default -> null;
     };
+  }
+
+  private static boolean isReal(org.apache.calcite.rel.type.RelDataType type) {
+    return type.getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.REAL
+        || type.getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.FLOAT;
   }
 
   /**

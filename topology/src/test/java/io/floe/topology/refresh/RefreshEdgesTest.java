@@ -1,0 +1,257 @@
+package io.floe.topology.refresh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.bucket.Granularity;
+import io.floe.topology.detect.BucketedView;
+import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.testing.IcebergFixture;
+import io.floe.topology.testing.OracleAssertions;
+import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.RefreshSettings;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewDefinition;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The refresh protocol at its edges, against a real catalog and the oracle. */
+class RefreshEdgesTest {
+
+  private static final String OHLCV =
+      """
+      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
+             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
+             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
+      FROM lake.market.trades
+      GROUP BY symbol, date_trunc('minute', ts)
+      """;
+
+  @TempDir Path dir;
+  private IcebergFixture lake;
+  private Table trades;
+  private ViewRefresher refresher;
+
+  @BeforeEach
+  void setUp() {
+    lake = IcebergFixture.create(dir);
+    trades = lake.createTrades("market", "trades");
+    refresher = new ViewRefresher(name -> lake.catalog());
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    lake.close();
+  }
+
+  private static CompiledView compiled(ViewDefinition view, long revision) {
+    try {
+      return CompiledView.compile(view, revision);
+    } catch (InvalidViewException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static ViewDefinition view(String query, RefreshSettings settings) {
+    return new ViewDefinition(
+        "bars", query, TableName.parse("lake.analytics.bars"), List.of(), null, settings);
+  }
+
+  private Table target() {
+    return lake.load("analytics", "bars");
+  }
+
+  private long minutes(int count, String hour) {
+    List<Record> rows = new ArrayList<>();
+    for (int minute = 0; minute < count; minute++) {
+      rows.add(
+          lake.trade("AAPL", String.format("%s:%02d:05Z", hour, minute), 10.0 + minute, 1L, "B"));
+    }
+    return lake.append(trades, rows);
+  }
+
+  @Test
+  void shouldNeverCommitAnOlderDefinitionOverANewerOneNorChangeItsSchema() {
+    long s1 = minutes(3, "2026-04-08T10");
+    String counted =
+        "SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS n"
+            + " FROM lake.market.trades GROUP BY 1, 2";
+    CompiledView newer = compiled(view(counted, null), 7);
+    CompiledView older = compiled(view(OHLCV, null), 3);
+    refresher.refresh(
+        RefreshRequest.of(newer, s1, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+
+    // A refresh of the older definition, still queued on an instance that lost the view.
+    RefreshOutcome late =
+        refresher.refresh(
+            RefreshRequest.of(older, s1, null, DirtyBuckets.all("view definition changed")),
+            ViewRefresher.ProgressListener.NONE);
+
+    assertThat(late.status()).isEqualTo(RefreshOutcome.Status.TARGET_AHEAD);
+    assertThat(target().schema().columns())
+        .extracting(Types.NestedField::name)
+        .containsExactly("symbol", "minute_ts", "n");
+    assertThat(target().properties()).containsEntry(FloeProperties.VIEW_REVISION, "7");
+    OracleAssertions.assertMatches(target(), trades, s1, counted);
+  }
+
+  @Test
+  void shouldResumeAChunkedForcedFullRefreshAfterACrash() {
+    long s1 = minutes(20, "2026-04-08T10");
+    CompiledView view =
+        compiled(
+            view(OHLCV, new RefreshSettings(Duration.ZERO, Duration.ZERO, OptionalInt.of(5))), 1);
+    refresher.refresh(
+        RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+    RefreshRequest forced =
+        new RefreshRequest(
+            view,
+            RefreshId.forced(view.name(), view.version(), s1, 1),
+            null,
+            s1,
+            new RefreshRequest.Forced("full refresh requested"));
+    assertThatThrownBy(
+            () ->
+                refresher.refresh(
+                    forced,
+                    p -> {
+                      if (p.chunksDone() == 2) {
+                        throw new IllegalStateException("crash after chunk 2");
+                      }
+                    }))
+        .hasMessage("crash after chunk 2");
+
+    List<String> progress = new ArrayList<>();
+    RefreshOutcome resumed = refresher.refresh(forced, p -> progress.add(p.toString()));
+
+    assertThat(resumed.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+    assertThat(resumed.chunks()).isEqualTo(2);
+    assertThat(progress).containsExactly("15/20 buckets (chunk 3/4)", "20/20 buckets (chunk 4/4)");
+    assertThat(target().properties())
+        .containsEntry(FloeProperties.REFRESH_ID, forced.id().toString())
+        .doesNotContainKey(FloeProperties.PROGRESS);
+    OracleAssertions.assertMatches(target(), trades, s1, OHLCV);
+  }
+
+  @Test
+  void shouldReportARefreshFoundAppliedWithTheRangesAndModeItCommitted() {
+    long s1 = minutes(3, "2026-04-08T10");
+    CompiledView view = compiled(view(OHLCV, null), 1);
+    refresher.refresh(
+        RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:01:30Z", 3.0, 2L, "S")));
+    DirtyBuckets dirty =
+        DirtyBucketDetector.detect(trades, s2, List.of(BucketedView.of(view))).get("bars");
+    RefreshRequest request = RefreshRequest.of(view, s2, s1, dirty);
+    RefreshOutcome committed = refresher.refresh(request, ViewRefresher.ProgressListener.NONE);
+
+    // Run again after a crash between the Iceberg commit and the Kafka transaction.
+    RefreshOutcome replayed = refresher.refresh(request, ViewRefresher.ProgressListener.NONE);
+
+    assertThat(replayed.status()).isEqualTo(RefreshOutcome.Status.ALREADY_APPLIED);
+    assertThat(replayed.mode()).isEqualTo(committed.mode());
+    assertThat(replayed.recomputed()).isEqualTo(committed.recomputed());
+    assertThat(replayed.recomputed().ranges().ranges()).hasSize(1);
+    assertThat(replayed.targetSnapshotId()).isEqualTo(committed.targetSnapshotId());
+    assertThat(replayed.rowsWritten()).isEqualTo(committed.rowsWritten());
+  }
+
+  @Test
+  void shouldPlanAgainAndNotFailWhenAnotherInstanceWinsTheCommitRace() {
+    long s1 = minutes(3, "2026-04-08T10");
+    CompiledView view = compiled(view(OHLCV, null), 1);
+    RefreshRequest request = RefreshRequest.of(view, s1, null, DirtyBuckets.none());
+    ViewRefresher other = new ViewRefresher(name -> lake.catalog());
+    ViewRefresher racing =
+        new ViewRefresher(
+            name -> lake.catalog(),
+            new RefreshHooks() {
+              @Override
+              public void filesWritten(String view, String chunkId) {
+                // The other instance commits the same refresh first.
+                other.refresh(request, ViewRefresher.ProgressListener.NONE);
+              }
+            });
+
+    RefreshOutcome lost = racing.refresh(request, ViewRefresher.ProgressListener.NONE);
+
+    assertThat(lost.status()).isEqualTo(RefreshOutcome.Status.ALREADY_APPLIED);
+    assertThat(lost.full()).isTrue();
+    OracleAssertions.assertMatches(target(), trades, s1, OHLCV);
+  }
+
+  @Test
+  void shouldKeepSumsOfRealExactAcrossManyAppends() {
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "symbol", Types.StringType.get()),
+            Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
+            Types.NestedField.optional(3, "amount", Types.FloatType.get()),
+            Types.NestedField.optional(4, "weight", Types.DoubleType.get()));
+    Table source = lake.createTable("market", "amounts", schema, PartitionSpec.unpartitioned());
+    String query =
+        "SELECT symbol, date_trunc('day', ts) AS day, sum(amount) AS amount,"
+            + " sum(weight) AS weight, count(*) AS n FROM lake.market.amounts GROUP BY 1, 2";
+    CompiledView view =
+        compiled(
+            new ViewDefinition(
+                "bars", query, TableName.parse("lake.analytics.bars"), List.of(), null, null),
+            1);
+    // 2^24: the float that no longer holds +1, so that +1 +1 must be summed before rounding.
+    long snapshot = lake.append(source, List.of(row(schema, 16_777_216f, 1e16)));
+    refresher.refresh(
+        RefreshRequest.of(view, snapshot, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+    Bucketing day = Bucketing.utc(Granularity.DAY, BucketColumnType.TIMESTAMPTZ);
+
+    for (int i = 0; i < 2; i++) {
+      long previous = snapshot;
+      snapshot = lake.append(source, List.of(row(schema, 1f, 1.0)));
+      long at = BucketColumnType.TIMESTAMPTZ.fromInstant(Instant.parse("2026-04-08T10:00:00Z"));
+      refresher.refresh(
+          RefreshRequest.of(
+              view,
+              snapshot,
+              previous,
+              DirtyBuckets.of(BucketRangeSet.of(day.bucketOf(at)), false)),
+          ViewRefresher.ProgressListener.NONE);
+    }
+
+    OracleAssertions.assertMatches(target(), source, snapshot, query);
+  }
+
+  private static Record row(Schema schema, float amount, double weight) {
+    GenericRecord record = GenericRecord.create(schema);
+    record.setField("symbol", "A");
+    record.setField(
+        "ts", OffsetDateTime.ofInstant(Instant.parse("2026-04-08T10:00:00Z"), ZoneOffset.UTC));
+    record.setField("amount", amount);
+    record.setField("weight", weight);
+    return record;
+  }
+}
