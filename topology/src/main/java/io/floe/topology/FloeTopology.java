@@ -199,6 +199,8 @@ public final class FloeTopology {
                       settings.events().lakekeeperCatalog(),
                       catalogs,
                       services.views(),
+                      services.io(),
+                      settings.tick(),
                       metrics),
               Named.as(IngestCommitEventsProcessor.NAME))
           .split(Named.as("ingested-"))

@@ -4,9 +4,8 @@ import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.store.StoredView;
-import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
-import io.floe.topology.view.sql.ViewQueryParser;
+import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,7 +38,7 @@ public final class CatalogWatcher implements AutoCloseable {
   private final CommitNotices notices;
   private final KafkaConsumer<String, ViewRecord> views;
   private final Set<TableName> extraTables;
-  private final Map<String, ViewRecord> registered = new HashMap<>();
+  private final ViewIndex registered = new ViewIndex();
   private final Map<TableName, String> seen = new HashMap<>();
 
   public CatalogWatcher(FloeConfig config, Set<TableName> extraTables) {
@@ -68,23 +67,15 @@ public final class CatalogWatcher implements AutoCloseable {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     do {
       for (ConsumerRecord<String, ViewRecord> record : views.poll(Duration.ofMillis(100))) {
-        if (record.value() == null) {
-          registered.remove(record.key());
-        } else {
-          registered.put(record.key(), record.value());
+        if (record.key() != null) {
+          StoredView.apply(registered, record.key(), record.value(), record.offset());
         }
       }
     } while (end.entrySet().stream().anyMatch(e -> views.position(e.getKey()) < e.getValue())
         && System.nanoTime() < deadline);
     Set<TableName> tables = new TreeSet<>(java.util.Comparator.comparing(TableName::toString));
     tables.addAll(extraTables);
-    for (ViewRecord record : registered.values()) {
-      try {
-        tables.add(ViewQueryParser.parse(StoredView.of(record).toDefinition().query()).source());
-      } catch (InvalidViewException | RuntimeException e) {
-        LOG.debug("Not watching the source of view {}: {}", record.getName(), e.getMessage());
-      }
-    }
+    tables.addAll(registered.sources());
     return tables;
   }
 

@@ -8,10 +8,15 @@ import io.floe.topology.ingest.Decoded;
 import io.floe.topology.ingest.WatchedTableLocations;
 import io.floe.topology.view.ViewIndex;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -34,40 +39,78 @@ public final class IngestCommitEventsProcessor
   private final String lakekeeperCatalog;
   private final Function<String, Catalog> catalogs;
   private final ViewIndex views;
+  private final Executor io;
+  private final Duration tick;
   private final FloeMetrics metrics;
+  // S3 notifications of unknown locations, decoded again once the locations are loaded.
+  private final Deque<Held> held = new ArrayDeque<>();
   private ProcessorContext<String, Object> context;
+  private WatchedTableLocations locations;
   private CommitEventDecoder decoder;
+
+  /** The most notifications held while the watched tables' locations load. */
+  private static final int MAX_HELD = 10_000;
+
+  /** An event held until the locations are loaded, with the topic it came from. */
+  private record Held(Record<byte[], byte[]> record, String topic) {}
 
   public IngestCommitEventsProcessor(
       Deserializer<TableCommitted> notices,
       String lakekeeperCatalog,
       Function<String, Catalog> catalogs,
       ViewIndex views,
+      Executor io,
+      Duration tick,
       FloeMetrics metrics) {
     this.notices = notices;
     this.lakekeeperCatalog = lakekeeperCatalog;
     this.catalogs = catalogs;
     this.views = views;
+    this.io = io;
+    this.tick = tick;
     this.metrics = metrics;
   }
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.decoder =
-        new CommitEventDecoder(
-            notices, lakekeeperCatalog, new WatchedTableLocations(views, catalogs));
+    this.locations = new WatchedTableLocations(views, catalogs, io);
+    this.decoder = new CommitEventDecoder(notices, lakekeeperCatalog, locations);
+    locations.refreshIfViewsChanged();
+    context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, now -> tick());
   }
 
   @Override
   public void process(Record<byte[], byte[]> record) {
     String topic = context.recordMetadata().map(m -> m.topic()).orElse("events");
+    handle(record, topic, true);
+  }
+
+  private void tick() {
+    locations.refreshIfViewsChanged();
+    if (locations.isLoading()) {
+      return;
+    }
+    for (Held next = held.poll(); next != null; next = held.poll()) {
+      handle(next.record(), next.topic(), false);
+    }
+  }
+
+  private void handle(Record<byte[], byte[]> record, String topic, boolean mayHold) {
     Decoded decoded =
         decoder.decode(
             topic,
             record.headers(),
             record.value(),
             Instant.ofEpochMilli(context.currentSystemTimeMs()));
+    if (mayHold
+        && decoded instanceof Decoded.Ignored
+        && locations.isLoading()
+        && held.size() < MAX_HELD) {
+      // Its location may be a watched table's that is being looked up right now.
+      held.add(new Held(record, topic));
+      return;
+    }
     if (decoded instanceof Decoded.Notices n) {
       metrics.commitEventIngested(n.format(), "notice");
       for (TableCommitted notice : n.notices()) {

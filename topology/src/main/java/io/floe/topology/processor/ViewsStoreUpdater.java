@@ -3,7 +3,6 @@ package io.floe.topology.processor;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
-import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -42,25 +41,11 @@ public final class ViewsStoreUpdater implements Processor<String, ViewRecord, Vo
       return;
     }
     long revision = context.recordMetadata().map(RecordMetadata::offset).orElse(-1L);
-    ViewRecord value = record.value();
-    if (value == null) {
+    if (record.value() == null) {
       views.delete(name);
-      index.remove(name);
-      return;
+    } else {
+      views.put(name, record.value());
     }
-    views.put(name, value);
-    ViewDefinition definition;
-    try {
-      definition = StoredView.of(value).toDefinition();
-    } catch (RuntimeException e) {
-      index.reject(name, revision, e.getMessage());
-      return;
-    }
-    if (!definition.name().equals(name)) {
-      index.reject(
-          name, revision, "the record is keyed " + name + " but defines view " + definition.name());
-      return;
-    }
-    index.put(definition, revision);
+    StoredView.apply(index, name, record.value(), revision);
   }
 }

@@ -4,6 +4,7 @@ import java.util.Optional;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.util.SnapshotUtil;
 
 /**
  * Whether a view's target is current, told from the tables alone (DESIGN §3.6): its bookmark names
@@ -17,9 +18,7 @@ public final class Freshness {
   /** The source's newest snapshot that changed rows (compactions change none), as of now. */
   public static Optional<Snapshot> latestDataChange(Table source) {
     source.refresh();
-    for (Snapshot s = source.currentSnapshot();
-        s != null;
-        s = s.parentId() == null ? null : source.snapshot(s.parentId())) {
+    for (Snapshot s : SnapshotUtil.currentAncestors(source)) {
       if (!DataOperations.REPLACE.equals(s.operation())) {
         return Optional.of(s);
       }

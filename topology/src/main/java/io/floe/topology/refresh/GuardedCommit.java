@@ -10,6 +10,7 @@ import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,9 +104,7 @@ final class GuardedCommit {
 
   /** The target snapshot whose summary carries {@code refreshId}, searching back from current. */
   static Snapshot find(Table target, String refreshId) {
-    for (Snapshot s = target.currentSnapshot();
-        s != null;
-        s = s.parentId() == null ? null : target.snapshot(s.parentId())) {
+    for (Snapshot s : SnapshotUtil.currentAncestors(target)) {
       if (refreshId.equals(s.summary().get(FloeProperties.REFRESH_ID))) {
         return s;
       }

@@ -29,6 +29,7 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -256,9 +257,7 @@ public final class ViewRefresher {
       long rowsReplaced = 0;
       int added = 0;
       int removed = 0;
-      for (Snapshot s = target.currentSnapshot();
-          s != null;
-          s = s.parentId() == null ? null : target.snapshot(s.parentId())) {
+      for (Snapshot s : SnapshotUtil.currentAncestors(target)) {
         ChunkId chunk = chunkOf(s);
         if (chunk == null || !chunk.refresh().equals(id)) {
           if (last != null) {

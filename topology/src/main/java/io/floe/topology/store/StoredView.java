@@ -6,6 +6,7 @@ import io.floe.topology.view.RefreshSettings;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.TargetPartitionField;
 import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -45,6 +46,32 @@ public record StoredView(
             -1,
             null);
     return view.withVersion(view.toDefinition().version());
+  }
+
+  /**
+   * Applies a record of floe.views to an index of the views in force: a tombstone removes the view,
+   * a definition that cannot be read or compiled takes it out of force with the reason.
+   *
+   * @param revision the record's offset, which orders the definitions of a view
+   */
+  public static void apply(ViewIndex index, String name, ViewRecord record, long revision) {
+    if (record == null) {
+      index.remove(name);
+      return;
+    }
+    ViewDefinition definition;
+    try {
+      definition = of(record).toDefinition();
+    } catch (RuntimeException e) {
+      index.reject(name, revision, e.getMessage());
+      return;
+    }
+    if (!definition.name().equals(name)) {
+      index.reject(
+          name, revision, "the record is keyed " + name + " but defines view " + definition.name());
+      return;
+    }
+    index.put(definition, revision);
   }
 
   /** The stored form of a compiled view, with its revision. */

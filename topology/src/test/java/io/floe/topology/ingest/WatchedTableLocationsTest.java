@@ -3,6 +3,7 @@ package io.floe.topology.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.topology.testing.IcebergFixture;
+import io.floe.topology.testing.ManualExecutor;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
@@ -24,7 +25,7 @@ class WatchedTableLocationsTest {
   @BeforeEach
   void setUp() {
     lake = IcebergFixture.create(dir);
-    locations = new WatchedTableLocations(views, name -> lake.catalog());
+    locations = new WatchedTableLocations(views, name -> lake.catalog(), Runnable::run);
   }
 
   @AfterEach
@@ -59,6 +60,22 @@ class WatchedTableLocationsTest {
     assertThat(locations.tableFor(quotes.location() + "/metadata/00001-x.metadata.json")).isEmpty();
     assertThat(locations.tableFor(trades.location() + "-old/metadata/00001-x.metadata.json"))
         .isEmpty();
+  }
+
+  @Test
+  void shouldLookLocationsUpOffTheCallersThreadAndSayWhileItDoes() {
+    ManualExecutor io = new ManualExecutor();
+    WatchedTableLocations async = new WatchedTableLocations(views, name -> lake.catalog(), io);
+    Table trades = lake.createTrades("market", "trades");
+    define("bars", "lake.market.trades");
+    String metadata = trades.location() + "/metadata/00002-abc.metadata.json";
+
+    assertThat(async.tableFor(metadata)).isEmpty();
+    assertThat(async.isLoading()).isTrue();
+    io.runAll();
+
+    assertThat(async.isLoading()).isFalse();
+    assertThat(async.tableFor(metadata)).contains(TableName.parse("lake.market.trades"));
   }
 
   @Test
