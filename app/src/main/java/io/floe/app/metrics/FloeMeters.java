@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -48,6 +49,11 @@ public final class FloeMeters implements FloeMetrics {
   private final Map<String, AtomicLong> failing = new ConcurrentHashMap<>();
 
   public FloeMeters() {
+    // Kafka Streams tags a store's metrics by its kind (in-memory-state-id, rocksdb-state-id);
+    // Prometheus needs one set of tag keys per metric name, and Floe has stores of both kinds.
+    for (String kind : new String[] {"in-memory-state-id", "rocksdb-state-id"}) {
+      registry.config().meterFilter(MeterFilter.renameTag("kafka.stream.state", kind, "state-id"));
+    }
     new JvmMemoryMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);

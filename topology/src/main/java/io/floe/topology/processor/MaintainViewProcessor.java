@@ -195,7 +195,8 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     }
     states.put(view, state);
     changed(view, state);
-    startDue(now);
+    startIfDue(view, state, now);
+    applyPins(now);
   }
 
   private void tick(long now) {
@@ -286,22 +287,25 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       ViewState state = states.get(view);
       if (state == null) {
         due.remove(view);
-        continue;
-      }
-      if (!state.isDue(now)) {
-        changed(view, state);
-        continue;
-      }
-      if (state.needsPin()) {
-        state.pinning();
-        states.put(view, state);
-        changed(view, state);
-        startPin(view, state);
       } else {
-        start(view, state, now);
+        startIfDue(view, state, now);
       }
     }
     applyPins(now);
+  }
+
+  /** Starts the view's refresh if it is due, pinning the source's current snapshot first. */
+  private void startIfDue(String view, ViewState state, long now) {
+    if (!state.isDue(now)) {
+      changed(view, state);
+    } else if (state.needsPin()) {
+      state.pinning();
+      states.put(view, state);
+      changed(view, state);
+      startPin(view, state);
+    } else {
+      start(view, state, now);
+    }
   }
 
   private void startPin(String view, ViewState state) {
