@@ -157,6 +157,42 @@ class RefreshEdgesTest {
   }
 
   @Test
+  void shouldStartAChunkedRefreshAgainFromItsFirstChunkWhenItsPlanChanged() {
+    long s1 = minutes(20, "2026-04-08T10");
+    ViewDefinition definition =
+        view(OHLCV, new RefreshSettings(Duration.ZERO, Duration.ZERO, OptionalInt.of(5)));
+    CompiledView cutInFive = compiled(definition, 1);
+    assertThatThrownBy(
+            () ->
+                refresher.refresh(
+                    RefreshRequest.of(cutInFive, s1, null, DirtyBuckets.none()),
+                    p -> {
+                      if (p.chunksDone() == 2) {
+                        throw new IllegalStateException("crash after chunk 2");
+                      }
+                    }))
+        .hasMessage("crash after chunk 2");
+
+    // The same refresh after a settings change (same version): another chunk plan.
+    CompiledView cutInSeven =
+        compiled(
+            view(OHLCV, new RefreshSettings(Duration.ZERO, Duration.ZERO, OptionalInt.of(7))), 2);
+    List<String> progress = new ArrayList<>();
+    RefreshOutcome restarted =
+        refresher.refresh(
+            RefreshRequest.of(cutInSeven, s1, null, DirtyBuckets.none()),
+            p -> progress.add(p.toString()));
+
+    assertThat(cutInSeven.version()).isEqualTo(cutInFive.version());
+    assertThat(restarted.chunks()).isEqualTo(3);
+    assertThat(progress)
+        .containsExactly(
+            "7/20 buckets (chunk 1/3)", "14/20 buckets (chunk 2/3)", "20/20 buckets (chunk 3/3)");
+    assertThat(target().properties()).doesNotContainKey(FloeProperties.PROGRESS);
+    OracleAssertions.assertMatches(target(), trades, s1, OHLCV);
+  }
+
+  @Test
   void shouldReportARefreshFoundAppliedWithTheRangesAndModeItCommitted() {
     long s1 = minutes(3, "2026-04-08T10");
     CompiledView view = compiled(view(OHLCV, null), 1);
