@@ -1,6 +1,8 @@
 package io.floe.app.config;
 
+import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewValidator;
 import java.io.IOException;
 import java.io.Reader;
@@ -15,7 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 
 /**
@@ -105,15 +109,26 @@ public final class CatalogConfig implements AutoCloseable {
     return table -> schemaOf(table);
   }
 
+  /** What these catalogs hold at views' targets, for the rules of view writes. */
+  public ViewConflicts.Targets targets() {
+    return table ->
+        load(table, "target")
+            .map(t -> new ViewConflicts.ExistingTable(t.properties().get(FloeProperties.VIEW)));
+  }
+
   private Optional<Schema> schemaOf(TableName table) {
+    return load(table, "source").map(Table::schema);
+  }
+
+  private Optional<Table> load(TableName table, String role) {
     Catalog catalog = catalog(table.catalog());
     try {
-      return Optional.of(catalog.loadTable(table.identifier()).schema());
-    } catch (NoSuchTableException e) {
+      return Optional.of(catalog.loadTable(table.identifier()));
+    } catch (NoSuchTableException | NoSuchNamespaceException e) {
       return Optional.empty();
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
-          "cannot load source table " + table + ": " + e.getMessage(), e);
+          "cannot load " + role + " table " + table + ": " + e.getMessage(), e);
     }
   }
 

@@ -105,4 +105,15 @@ class FloeConfigTest {
     assertThat(config.originalsStrings().get("floe.catalog.lake.jdbc.home"))
         .isEqualTo(System.getenv("HOME"));
   }
+
+  @Test
+  void shouldRefuseATokenWithTheApiOpenedExplicitly() {
+    Properties p = minimal();
+    p.setProperty(FloeConfig.HTTP_AUTH, "none");
+    p.setProperty(FloeConfig.HTTP_TOKEN, "abc");
+
+    assertThatThrownBy(() -> FloeConfig.of(p, null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("Cannot set both floe.http.auth=none and floe.http.token");
+  }
 }
