@@ -26,7 +26,9 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
  * The Iceberg catalogs of a Floe configuration: every {@code floe.catalog.<name>.<property>} key
  * becomes Iceberg catalog property {@code <property>} of catalog {@code <name>}, built through
  * Iceberg's {@link CatalogUtil} ({@code type} selects jdbc, rest, hadoop, glue, nessie, hive; or
- * {@code catalog-impl} any class). Catalogs are built when first used.
+ * {@code catalog-impl} any class). Catalogs are built when first used. Messages about a catalog
+ * that fails go through {@link Secrets#text}, since Iceberg's and the drivers' messages may quote a
+ * URI with its credentials.
  */
 public final class CatalogConfig implements AutoCloseable {
 
@@ -100,7 +102,7 @@ public final class CatalogConfig implements AutoCloseable {
       return CatalogUtil.buildIcebergCatalog(name, catalogProperties, new Configuration());
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
-          "cannot build catalog '" + name + "': " + e.getMessage(), e);
+          "cannot build catalog '" + name + "': " + Secrets.text(e.getMessage()), e);
     }
   }
 
@@ -128,7 +130,7 @@ public final class CatalogConfig implements AutoCloseable {
       return Optional.empty();
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
-          "cannot load " + role + " table " + table + ": " + e.getMessage(), e);
+          "cannot load " + role + " table " + table + ": " + Secrets.text(e.getMessage()), e);
     }
   }
 

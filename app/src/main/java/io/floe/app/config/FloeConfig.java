@@ -8,11 +8,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -77,9 +75,6 @@ public final class FloeConfig extends AbstractConfig {
           LogAndContinueExceptionHandler.class.getName(),
           StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG,
           "true");
-
-  private static final Pattern SECRET =
-      Pattern.compile("(?i).*(password|secret|token|credential|access-key|sasl\\.jaas).*");
 
   public static final ConfigDef DEFINITION =
       new ConfigDef()
@@ -307,7 +302,8 @@ public final class FloeConfig extends AbstractConfig {
       if (key.startsWith("floe.")
           && !key.startsWith(CatalogConfig.PREFIX)
           && !DEFINITION.names().contains(key)) {
-        throw new ConfigException(key, originalsStrings().get(key), "unknown Floe setting");
+        // Not the value: a misspelt key may well hold a secret.
+        throw new ConfigException("Invalid configuration " + key + ": unknown Floe setting");
       }
     }
     if (HTTP_AUTH_NONE.equals(getString(HTTP_AUTH)) && getPassword(HTTP_TOKEN) != null) {
@@ -434,14 +430,8 @@ public final class FloeConfig extends AbstractConfig {
     return path.isAbsolute() || baseDirectory == null ? path : baseDirectory.resolve(path);
   }
 
-  /** The configuration as it is logged: every key, secrets masked. */
+  /** The configuration as it is logged: every key, secrets masked ({@link Secrets}). */
   public Map<String, String> masked() {
-    Map<String, String> masked = new TreeMap<>();
-    originalsStrings().forEach((k, v) -> masked.put(k, isSecret(k) ? "********" : v));
-    return masked;
-  }
-
-  static boolean isSecret(String key) {
-    return SECRET.matcher(key.toLowerCase(Locale.ROOT)).matches();
+    return Secrets.masked(raw, originalsStrings());
   }
 }

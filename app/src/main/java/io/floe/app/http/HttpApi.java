@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
+import io.floe.app.config.Secrets;
 import io.floe.app.metrics.FloeMeters;
 import io.floe.app.service.ViewCommands;
 import io.floe.schemas.ViewRecord;
@@ -168,7 +169,8 @@ public final class HttpApi implements AutoCloseable {
         Exception.class,
         (e, ctx) -> {
           LOG.warn("{} {} failed", ctx.method(), ctx.path(), e);
-          ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).json(error(e.getMessage(), Map.of()));
+          ctx.status(HttpStatus.INTERNAL_SERVER_ERROR)
+              .json(error(Secrets.text(e.getMessage()), Map.of()));
         });
   }
 

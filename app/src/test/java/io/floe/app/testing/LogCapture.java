@@ -13,8 +13,9 @@ import java.util.Map;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything logged while it is open, stack traces included: for tests of what reaches the log.
- * Closing it restores the levels it changed.
+ * Everything logged while it is open, laid out as Floe's log writes it (with the masking converters
+ * {@code logback.xml} registers), stack traces included: for tests of what reaches the log. Closing
+ * it restores the levels it changed.
  */
 public final class LogCapture implements AutoCloseable {
 
@@ -36,7 +37,7 @@ public final class LogCapture implements AutoCloseable {
   private LogCapture(Level level, List<String> loggers) {
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     layout.setContext(context);
-    layout.setPattern("%level %logger - %msg%n%ex");
+    layout.setPattern("%level %logger - %maskedMsg%n%maskedEx");
     layout.start();
     root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     appender.setContext(context);
