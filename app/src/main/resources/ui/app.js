@@ -1,24 +1,35 @@
 'use strict';
 // Floe's web UI: one page over the views API. No framework, no CDN: this file is all there is.
 
-const state = { views: [], token: localStorage.getItem('floe.token') || null, editing: null };
+// The API token lives for this tab only (sessionStorage), never in localStorage, where earlier
+// versions kept it and where it would outlive the session.
+localStorage.removeItem('floe.token');
+const state = { views: [], token: sessionStorage.getItem('floe.token') || null, editing: null };
+
+const NEEDS_TOKEN = 'this Floe needs its API token: enter it in the field at the top';
 
 async function api(method, path, body) {
+  // Every request that changes something is JSON, even without a body: the server refuses others.
   const headers = { 'Content-Type': 'application/json' };
   if (state.token) headers.Authorization = 'Bearer ' + state.token;
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (response.status === 401 && method !== 'GET') {
-    const token = prompt('This Floe requires an API token for changes:');
-    if (token) {
-      state.token = token;
-      localStorage.setItem('floe.token', token);
-      return api(method, path, body);
-    }
-  }
   const text = await response.text();
-  const json = text ? JSON.parse(text) : {};
+  let json = {};
+  try { json = text ? JSON.parse(text) : {}; } catch (e) { json = { error: text }; }
+  if (response.status === 401) {
+    document.getElementById('token').classList.add('needed');
+    throw Object.assign(new Error(NEEDS_TOKEN), { status: 401, body: json });
+  }
   if (!response.ok) throw Object.assign(new Error(json.error || response.statusText), { status: response.status, body: json });
   return json;
+}
+
+function setToken(value) {
+  state.token = value.trim() || null;
+  if (state.token) sessionStorage.setItem('floe.token', state.token);
+  else sessionStorage.removeItem('floe.token');
+  document.getElementById('token').classList.remove('needed');
+  load();
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -86,7 +97,8 @@ function card(view, detail) {
       el('dt', {}, 'last refresh'), el('dd', { 'data-testid': 'last-refresh' },
         last ? `${last.mode.toLowerCase()} ${ago(last.finishedAt)}, ${duration(last.durationMs)}, ${last.rowsWritten} rows` : 'none yet'),
       el('dt', {}, 'lag'), el('dd', { 'data-testid': 'lag' }, duration(view.lagMs)),
-      el('dt', {}, 'source snapshot'), el('dd', {}, view.watermark ?? '–'),
+      // Snapshot ids arrive as strings: they need all 64 bits, a JavaScript number holds 53.
+      el('dt', {}, 'source snapshot'), el('dd', { 'data-testid': 'source-snapshot' }, view.watermark ?? '–'),
       view.pendingRanges ? [el('dt', {}, 'pending'), el('dd', {}, view.pendingRanges < 0 ? 'every bucket' : view.pendingRanges + ' bucket ranges')] : null,
       view.progress ? [el('dt', {}, 'progress'), el('dd', { 'data-testid': 'progress' }, view.progress)] : null,
       last && last.reason ? [el('dt', {}, 'reason'), el('dd', {}, last.reason)] : null),
@@ -168,8 +180,10 @@ function openEditor(definition) {
 }
 
 async function edit(name) {
-  const detail = await api('GET', '/api/views/' + encodeURIComponent(name));
-  openEditor(detail.definition);
+  try {
+    const detail = await api('GET', '/api/views/' + encodeURIComponent(name));
+    openEditor(detail.definition);
+  } catch (e) { toast(`Cannot edit ${name}: ${e.message}`); }
 }
 
 function definitionFromForm() {
@@ -225,6 +239,9 @@ async function save(event) {
   }
 }
 
+const tokenField = document.getElementById('token');
+tokenField.value = state.token || '';
+tokenField.addEventListener('change', () => setToken(tokenField.value));
 document.getElementById('new-view').addEventListener('click', () => openEditor(null));
 document.getElementById('cancel').addEventListener('click', () => document.getElementById('editor').close());
 form().addEventListener('submit', save);

@@ -39,8 +39,10 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
     FloeConfig floeConfig;
+    FloeService service;
     try {
       floeConfig = FloeConfig.load(config);
+      service = new FloeService(floeConfig);
     } catch (IOException e) {
       err.println(config + ": cannot read config file: " + e.getMessage());
       return 1;
@@ -48,7 +50,6 @@ final class RunCommand implements Callable<Integer> {
       err.println(config + ": invalid configuration: " + e.getMessage());
       return 1;
     }
-    FloeService service = new FloeService(floeConfig);
     Runtime.getRuntime().addShutdownHook(new Thread(service::close, "floe-shutdown"));
     try {
       service.start();

@@ -8,6 +8,7 @@ import io.floe.app.config.CatalogConfig;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ValidatedView;
+import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewValidator;
@@ -17,6 +18,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.apache.iceberg.types.Types;
@@ -68,14 +71,16 @@ final class ValidateCommand implements Callable<Integer> {
     }
     List<ValidatedView> results;
     if (config == null) {
-      results = ViewValidator.validateStructure(views);
+      results = withConflicts(ViewValidator.validateStructure(views), table -> Optional.empty());
     } else {
       try (CatalogConfig catalogs = CatalogConfig.from(CatalogConfig.readProperties(config))) {
         if (catalogs.isEmpty()) {
           err.println(config + ": no catalog configured (floe.catalog.<name>.type=...)");
           return 1;
         }
-        results = ViewValidator.validate(views, catalogs.schemaLookup());
+        results =
+            withConflicts(
+                ViewValidator.validate(views, catalogs.schemaLookup()), catalogs.targets());
       } catch (IOException e) {
         err.println(config + ": cannot read config file: " + e.getMessage());
         return 1;
@@ -91,6 +96,34 @@ final class ValidateCommand implements Callable<Integer> {
     }
     out.flush();
     return results.stream().allMatch(ValidatedView::isValid) ? 0 : 1;
+  }
+
+  /**
+   * The results with the rules of a write applied to the file's views together, as {@code floe run}
+   * applies them: shared targets, a view writing its source, cycles and, with catalogs, existing
+   * tables Floe did not create for the view.
+   */
+  private static List<ValidatedView> withConflicts(
+      List<ValidatedView> results, ViewConflicts.Targets targets) {
+    List<ViewDefinition> writes =
+        results.stream()
+            .filter(r -> r.isValid() || r.sourceMissing())
+            .map(ValidatedView::definition)
+            .toList();
+    Map<String, String> refused = ViewConflicts.check(List.of(), writes, targets);
+    return results.stream()
+        .map(
+            r ->
+                refused.containsKey(r.definition().name())
+                    ? new ValidatedView(
+                        r.definition(),
+                        r.query(),
+                        null,
+                        refused.get(r.definition().name()),
+                        false,
+                        null)
+                    : r)
+        .toList();
   }
 
   private static void printText(PrintWriter out, List<ValidatedView> results, boolean withSchemas) {

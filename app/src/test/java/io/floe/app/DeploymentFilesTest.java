@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
+import io.floe.app.http.HttpAccess;
 import io.floe.app.http.HttpApi;
 import io.floe.topology.view.ViewsFile;
 import java.io.StringReader;
@@ -170,6 +171,7 @@ class DeploymentFilesTest {
         assertThat(environment).as(service).containsKey(variable);
       }
     }
+    assertStartsUnderTheHttpAccessRules(floe);
     assertThat(ViewsFile.parse("compose views", content(configs, "floe-views"))).isNotEmpty();
     assertThat(content(configs, "trino-lake-catalog")).contains("connector.name=iceberg");
   }
@@ -281,6 +283,17 @@ class DeploymentFilesTest {
         new java.util.HashSet<>(
             list(container.get("env")).stream().map(e -> map(e).get("name").toString()).toList());
     assertThat(env).containsAll(envReferences(Files.readString(k8s.resolve("floe.properties"))));
+    assertStartsUnderTheHttpAccessRules(floe);
+    // The API token comes from the Secret, not from the manifests.
+    String tokenVariable = envReferences(floe.getProperty(FloeConfig.HTTP_TOKEN)).iterator().next();
+    Map<String, Object> tokenEnv =
+        list(container.get("env")).stream()
+            .map(DeploymentFilesTest::map)
+            .filter(e -> tokenVariable.equals(e.get("name")))
+            .findFirst()
+            .orElseThrow();
+    assertThat(map(map(tokenEnv.get("valueFrom")).get("secretKeyRef")).get("name"))
+        .isEqualTo(map(byKind.get("Secret").get("metadata")).get("name"));
 
     // KEDA scales this StatefulSet on Floe's consumer group and commits topic.
     Map<String, Object> scaled = map(byKind.get("ScaledObject").get("spec"));
@@ -310,6 +323,28 @@ class DeploymentFilesTest {
       }
     }
     assertThat(CatalogConfig.from(properties).names()).isNotEmpty();
+  }
+
+  /**
+   * {@code floe run} starts with these settings: on a non-loopback address it needs a token, which
+   * must come from the environment (a config provider), never from the file itself.
+   */
+  private static void assertStartsUnderTheHttpAccessRules(Properties file) {
+    assertThat(file.getProperty(FloeConfig.HTTP_TOKEN))
+        .as("floe.http.token, from the environment")
+        .matches("\\$\\{env:[A-Za-z0-9_]+}");
+    Properties resolved = new Properties();
+    for (String key : file.stringPropertyNames()) {
+      // What EnvVarConfigProvider would give, with every variable set.
+      resolved.setProperty(
+          key, ENV_REFERENCE.matcher(file.getProperty(key)).replaceAll("value-of-$1"));
+    }
+    resolved.remove("config.providers");
+    resolved.stringPropertyNames().stream()
+        .filter(k -> k.startsWith("config.providers."))
+        .forEach(resolved::remove);
+    HttpAccess access = HttpAccess.of(FloeConfig.of(resolved, null));
+    assertThat(access.requiresToken()).isTrue();
   }
 
   private static Set<String> envReferences(String text) {

@@ -216,4 +216,29 @@ class ValidateCommandTest {
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("Missing required parameter: 'FILE'");
   }
+
+  @Test
+  void shouldRefuseViewsOfTheFileThatShareATargetOrWriteTheirSource() throws Exception {
+    Path file =
+        views(
+            VIEWS
+                + """
+                  - name: copy
+                    query: SELECT date_trunc('day', ts) AS d, count(*) AS n FROM lake.market.trades GROUP BY 1
+                    target: lake.analytics.ohlcv_1h
+                  - name: loop
+                    query: SELECT date_trunc('day', ts) AS d, count(*) AS n FROM lake.market.trades GROUP BY 1
+                    target: lake.market.trades
+                """);
+
+    Run run = run("validate", "--config", config.toString(), file.toString());
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("ohlcv_1m: valid")
+        .contains(
+            "error        View 'copy' cannot write lake.analytics.ohlcv_1h: it is the target of"
+                + " view 'ohlcv_1h'")
+        .contains("error        View 'loop' cannot write lake.market.trades: it is its source");
+  }
 }

@@ -1,6 +1,8 @@
 package io.floe.app.config;
 
+import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewValidator;
 import java.io.IOException;
 import java.io.Reader;
@@ -15,14 +17,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 
 /**
  * The Iceberg catalogs of a Floe configuration: every {@code floe.catalog.<name>.<property>} key
  * becomes Iceberg catalog property {@code <property>} of catalog {@code <name>}, built through
  * Iceberg's {@link CatalogUtil} ({@code type} selects jdbc, rest, hadoop, glue, nessie, hive; or
- * {@code catalog-impl} any class). Catalogs are built when first used.
+ * {@code catalog-impl} any class). Catalogs are built when first used. Messages about a catalog
+ * that fails go through {@link Secrets#text}, since Iceberg's and the drivers' messages may quote a
+ * URI with its credentials.
  */
 public final class CatalogConfig implements AutoCloseable {
 
@@ -96,7 +102,7 @@ public final class CatalogConfig implements AutoCloseable {
       return CatalogUtil.buildIcebergCatalog(name, catalogProperties, new Configuration());
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
-          "cannot build catalog '" + name + "': " + e.getMessage(), e);
+          "cannot build catalog '" + name + "': " + Secrets.text(e.getMessage()), e);
     }
   }
 
@@ -105,15 +111,26 @@ public final class CatalogConfig implements AutoCloseable {
     return table -> schemaOf(table);
   }
 
+  /** What these catalogs hold at views' targets, for the rules of view writes. */
+  public ViewConflicts.Targets targets() {
+    return table ->
+        load(table, "target")
+            .map(t -> new ViewConflicts.ExistingTable(t.properties().get(FloeProperties.VIEW)));
+  }
+
   private Optional<Schema> schemaOf(TableName table) {
+    return load(table, "source").map(Table::schema);
+  }
+
+  private Optional<Table> load(TableName table, String role) {
     Catalog catalog = catalog(table.catalog());
     try {
-      return Optional.of(catalog.loadTable(table.identifier()).schema());
-    } catch (NoSuchTableException e) {
+      return Optional.of(catalog.loadTable(table.identifier()));
+    } catch (NoSuchTableException | NoSuchNamespaceException e) {
       return Optional.empty();
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
-          "cannot load source table " + table + ": " + e.getMessage(), e);
+          "cannot load " + role + " table " + table + ": " + Secrets.text(e.getMessage()), e);
     }
   }
 

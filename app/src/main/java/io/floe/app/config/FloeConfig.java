@@ -8,11 +8,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -49,6 +47,14 @@ public final class FloeConfig extends AbstractConfig {
   public static final String HTTP_PORT = "floe.http.port";
   public static final String HTTP_ADVERTISED_HOST = "floe.http.advertised-host";
   public static final String HTTP_TOKEN = "floe.http.token";
+  public static final String HTTP_AUTH = "floe.http.auth";
+
+  /** {@link #HTTP_AUTH}: guarded endpoints need the token, unless bound to loopback. */
+  public static final String HTTP_AUTH_TOKEN = "token";
+
+  /** {@link #HTTP_AUTH}: every endpoint is open, on any address. */
+  public static final String HTTP_AUTH_NONE = "none";
+
   public static final String TOPIC_PARTITIONS = "floe.topic.partitions";
   public static final String TOPIC_REPLICATION_FACTOR = "floe.topic.replication-factor";
   public static final String REFRESH_THREADS = "floe.refresh.threads";
@@ -69,9 +75,6 @@ public final class FloeConfig extends AbstractConfig {
           LogAndContinueExceptionHandler.class.getName(),
           StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG,
           "true");
-
-  private static final Pattern SECRET =
-      Pattern.compile("(?i).*(password|secret|token|credential|access-key|sasl\\.jaas).*");
 
   public static final ConfigDef DEFINITION =
       new ConfigDef()
@@ -140,7 +143,8 @@ public final class FloeConfig extends AbstractConfig {
               Type.STRING,
               "0.0.0.0",
               Importance.LOW,
-              "Address the HTTP server listens on.")
+              "Address the HTTP server listens on. Unless floe.http.auth=none, an address other than"
+                  + " a loopback one (127.0.0.1, ::1, localhost) needs floe.http.token.")
           .define(
               HTTP_PORT,
               Type.INT,
@@ -161,8 +165,23 @@ public final class FloeConfig extends AbstractConfig {
               Type.PASSWORD,
               null,
               Importance.HIGH,
-              "Bearer token required by the mutating API endpoints (create, update, delete,"
-                  + " refresh); unset leaves them open. Never logged.")
+              "Bearer token that the guarded endpoints require (every request that changes"
+                  + " something, view details and validation, which show catalog schemas): send it"
+                  + " as 'Authorization: Bearer <token>'. Required unless the server is bound to a"
+                  + " loopback address or floe.http.auth=none. Give it through a config provider,"
+                  + " e.g. ${env:FLOE_HTTP_TOKEN}. Never logged.")
+          .define(
+              HTTP_AUTH,
+              Type.STRING,
+              HTTP_AUTH_TOKEN,
+              ConfigDef.ValidString.in(HTTP_AUTH_TOKEN, HTTP_AUTH_NONE),
+              Importance.MEDIUM,
+              "Who may call the guarded endpoints. token: holders of floe.http.token; without a"
+                  + " token, only clients of a server bound to a loopback address (floe run refuses"
+                  + " to start on any other address without a token). none: anyone, on any"
+                  + " address, logged at WARN at start-up; only behind something that"
+                  + " authenticates. Health checks, metrics and the list of views are always"
+                  + " open.")
           .define(
               TOPIC_DLQ,
               Type.STRING,
@@ -238,11 +257,13 @@ public final class FloeConfig extends AbstractConfig {
                   + " due or finished.");
 
   private final Path baseDirectory;
+  private final Map<String, String> raw;
   private FloeSerdes serdes;
 
   private FloeConfig(Map<String, String> properties, Path baseDirectory) {
     super(DEFINITION, properties, resolverProps(properties), false);
     this.baseDirectory = baseDirectory;
+    this.raw = Map.copyOf(properties);
     validate();
   }
 
@@ -281,8 +302,13 @@ public final class FloeConfig extends AbstractConfig {
       if (key.startsWith("floe.")
           && !key.startsWith(CatalogConfig.PREFIX)
           && !DEFINITION.names().contains(key)) {
-        throw new ConfigException(key, originalsStrings().get(key), "unknown Floe setting");
+        // Not the value: a misspelt key may well hold a secret.
+        throw new ConfigException("Invalid configuration " + key + ": unknown Floe setting");
       }
+    }
+    if (HTTP_AUTH_NONE.equals(getString(HTTP_AUTH)) && getPassword(HTTP_TOKEN) != null) {
+      throw new ConfigException(
+          "Cannot set both " + HTTP_AUTH + "=" + HTTP_AUTH_NONE + " and " + HTTP_TOKEN);
     }
     if (!originalsStrings().containsKey(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG)) {
       throw new ConfigException(
@@ -302,10 +328,20 @@ public final class FloeConfig extends AbstractConfig {
     }
   }
 
-  /** The HTTP API's bearer token, or null when the API is open. */
+  /** The HTTP API's bearer token as configured, or null when none is set. */
   public String httpToken() {
     org.apache.kafka.common.config.types.Password token = getPassword(HTTP_TOKEN);
     return token == null ? null : token.value();
+  }
+
+  /** Whether the HTTP API was opened explicitly ({@code floe.http.auth=none}). */
+  public boolean isHttpAuthDisabled() {
+    return HTTP_AUTH_NONE.equals(getString(HTTP_AUTH));
+  }
+
+  /** The value of {@code key} as written in the file, config-provider references unresolved. */
+  public String rawValue(String key) {
+    return raw.get(key);
   }
 
   /** The Kafka Streams and client settings: every non-Floe key, over Floe's defaults. */
@@ -394,14 +430,8 @@ public final class FloeConfig extends AbstractConfig {
     return path.isAbsolute() || baseDirectory == null ? path : baseDirectory.resolve(path);
   }
 
-  /** The configuration as it is logged: every key, secrets masked. */
+  /** The configuration as it is logged: every key, secrets masked ({@link Secrets}). */
   public Map<String, String> masked() {
-    Map<String, String> masked = new TreeMap<>();
-    originalsStrings().forEach((k, v) -> masked.put(k, isSecret(k) ? "********" : v));
-    return masked;
-  }
-
-  static boolean isSecret(String key) {
-    return SECRET.matcher(key.toLowerCase(Locale.ROOT)).matches();
+    return Secrets.masked(raw, originalsStrings());
   }
 }

@@ -96,6 +96,8 @@ public final class Demo {
                   FloeConfig.VIEWS_FILE, "views.yaml",
                   FloeConfig.VIEWS_RELOAD_INTERVAL_MS, "1000",
                   FloeConfig.HTTP_PORT, String.valueOf(options.port()),
+                  // The demo's API has no token: it listens on loopback only.
+                  FloeConfig.HTTP_HOST, "127.0.0.1",
                   FloeConfig.TOPIC_PARTITIONS, "2"));
       Path configFile = dir.resolve("floe.properties");
       try (var catalogs = config.catalogs();

@@ -3,6 +3,8 @@ package io.floe.app.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
+import io.floe.app.config.FloeConfig;
+import io.floe.app.config.Secrets;
 import io.floe.app.metrics.FloeMeters;
 import io.floe.app.service.ViewCommands;
 import io.floe.schemas.ViewRecord;
@@ -12,19 +14,24 @@ import io.floe.topology.store.StoredView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ValidatedView;
+import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewValidator;
 import io.floe.topology.view.ViewsFile;
 import io.floe.topology.view.ViewsFileException;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import io.javalin.http.Header;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.staticfiles.Location;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.streams.KafkaStreams;
@@ -40,8 +47,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Floe's HTTP server (DESIGN §7): health checks, Prometheus metrics, the views API and the web UI.
  * Definitions come from the global views store; states come from the instance that maintains each
- * view. Changes are written to the views and requests topics, never to a store. When a token is
- * configured, the mutating endpoints require it as a bearer token.
+ * view. Changes are written to the views and requests topics, never to a store.
+ *
+ * <p>Safe by default: every request that changes something (any method but GET, HEAD and OPTIONS)
+ * and every read under {@code /api/} that shows catalog schemas (all but the list of views) is
+ * guarded by {@link HttpAccess}; requests that change something must be {@code application/json},
+ * even without a body, so that a web page cannot send them without a CORS preflight, which this
+ * server never grants (it sends no {@code Access-Control-*} header). A write of a view is checked
+ * against every view in force ({@link ViewConflicts}); a target is dropped only if Floe created it
+ * for that view.
  */
 public final class HttpApi implements AutoCloseable {
 
@@ -56,12 +70,23 @@ public final class HttpApi implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
 
+  /** Methods that change nothing; any other method is guarded and must carry JSON. */
+  private static final Set<HandlerType> SAFE_METHODS =
+      Set.of(HandlerType.GET, HandlerType.HEAD, HandlerType.OPTIONS);
+
+  /** How long a write waits for the views store to show it. */
+  private static final Duration STORE_WAIT = Duration.ofSeconds(10);
+
+  /** The only read under /api/ that everyone may make: names, tables and states, no schemas. */
+  private static final Set<String> OPEN_API_READS = Set.of("/api/views");
+
   private final Javalin app;
   private final CatalogConfig catalogs;
   private final ViewCommands commands;
   private final FloeMeters meters;
-  private final byte[] token;
+  private final HttpAccess access;
   private final AtomicBoolean everRunning = new AtomicBoolean();
+  private final Object writes = new Object();
   private volatile KafkaStreams streams;
   private volatile ViewStates states;
 
@@ -71,11 +96,11 @@ public final class HttpApi implements AutoCloseable {
       CatalogConfig catalogs,
       ViewCommands commands,
       FloeMeters meters,
-      String token) {
+      HttpAccess access) {
     this.catalogs = catalogs;
     this.commands = commands;
     this.meters = meters;
-    this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+    this.access = access;
     this.app =
         Javalin.create(
             config -> {
@@ -89,7 +114,7 @@ public final class HttpApi implements AutoCloseable {
               routes(config.routes);
             });
     app.start(host, port);
-    LOG.info("HTTP server listening on {}:{}", host, app.port());
+    LOG.info("HTTP server listening on {}:{} ({})", host, app.port(), access.describe());
   }
 
   /** Starts the server; {@code port} 0 picks a free port. */
@@ -99,8 +124,8 @@ public final class HttpApi implements AutoCloseable {
       CatalogConfig catalogs,
       ViewCommands commands,
       FloeMeters meters,
-      String token) {
-    return new HttpApi(host, port, catalogs, commands, meters, token);
+      HttpAccess access) {
+    return new HttpApi(host, port, catalogs, commands, meters, access);
   }
 
   /** The port the server listens on. */
@@ -122,6 +147,7 @@ public final class HttpApi implements AutoCloseable {
   }
 
   private void routes(io.javalin.config.RoutesConfig routes) {
+    routes.before(this::guard);
     routes.get(LIVE_PATH, this::live);
     routes.get(READY_PATH, this::ready);
     routes.get(
@@ -143,8 +169,54 @@ public final class HttpApi implements AutoCloseable {
         Exception.class,
         (e, ctx) -> {
           LOG.warn("{} {} failed", ctx.method(), ctx.path(), e);
-          ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).json(error(e.getMessage(), Map.of()));
+          ctx.status(HttpStatus.INTERNAL_SERVER_ERROR)
+              .json(error(Secrets.text(e.getMessage()), Map.of()));
         });
+  }
+
+  /** Access and content-type rules, before any handler runs (a refusal skips the handler). */
+  private void guard(Context ctx) {
+    boolean safe = SAFE_METHODS.contains(ctx.method());
+    String path = ctx.path().replaceAll("/{2,}", "/").replaceAll("(.)/$", "$1");
+    boolean showsSchemas =
+        safe
+            && ctx.method() != HandlerType.OPTIONS
+            && path.startsWith("/api/")
+            && !OPEN_API_READS.contains(path);
+    if (!safe || showsSchemas) {
+      switch (access.admit(ctx.header(Header.AUTHORIZATION), ctx.header(Header.HOST))) {
+        case ADMITTED -> {}
+        case NO_TOKEN -> {
+          ctx.header(Header.WWW_AUTHENTICATE, "Bearer realm=\"floe\"");
+          throw new ApiException(
+              HttpStatus.UNAUTHORIZED,
+              "missing or wrong bearer token: this request needs 'Authorization: Bearer <token>'"
+                  + " with the token of "
+                  + FloeConfig.HTTP_TOKEN);
+        }
+        case WRONG_HOST ->
+            throw new ApiException(
+                HttpStatus.FORBIDDEN,
+                "this server has no token and is bound to loopback: it serves this request only"
+                    + " when addressed as localhost, 127.0.0.1 or [::1], not as "
+                    + ctx.header(Header.HOST)
+                    + "; set "
+                    + FloeConfig.HTTP_TOKEN
+                    + " to reach it by other names");
+      }
+    }
+    if (!safe) {
+      String type = ctx.header(Header.CONTENT_TYPE);
+      String media = type == null ? "" : type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
+      if (!media.equals("application/json")) {
+        throw new ApiException(
+            HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+            "requests that change something must be sent with 'Content-Type: application/json',"
+                + " even without a body (got "
+                + (type == null ? "none" : "'" + type + "'")
+                + ")");
+      }
+    }
   }
 
   private void live(Context ctx) {
@@ -189,34 +261,59 @@ public final class HttpApi implements AutoCloseable {
   }
 
   private void createView(Context ctx) throws InterruptedException {
-    authorize(ctx);
     ViewDefinition view = parse(ctx.body(), null);
-    if (definitions().containsKey(view.name())) {
-      throw new ApiException(
-          HttpStatus.CONFLICT, "view '" + view.name() + "' already exists; PUT to change it");
+    synchronized (writes) {
+      Map<String, ViewRecord> definitions = definitions();
+      if (definitions.containsKey(view.name())) {
+        throw new ApiException(
+            HttpStatus.CONFLICT, "view '" + view.name() + "' already exists; PUT to change it");
+      }
+      publish(view, definitions);
     }
-    publish(view);
     ctx.status(HttpStatus.CREATED).json(Map.of("name", view.name(), "version", view.version()));
   }
 
   private void updateView(Context ctx) throws InterruptedException {
-    authorize(ctx);
     String name = ctx.pathParam("name");
     ViewDefinition view = parse(ctx.body(), name);
-    boolean existed = definitions().containsKey(name);
-    publish(view);
+    boolean existed;
+    synchronized (writes) {
+      Map<String, ViewRecord> definitions = definitions();
+      existed = definitions.containsKey(name);
+      publish(view, definitions);
+    }
     ctx.status(existed ? HttpStatus.OK : HttpStatus.CREATED)
         .json(Map.of("name", view.name(), "version", view.version()));
   }
 
+  /**
+   * Deletes a view; with {@code dropTarget=true} also its target, but only a table whose {@code
+   * floe.view} property names this view: otherwise nothing is deleted.
+   */
   private void deleteView(Context ctx) throws InterruptedException {
-    authorize(ctx);
     String name = ctx.pathParam("name");
     ViewRecord definition = definition(name);
+    boolean drop = Boolean.parseBoolean(ctx.queryParam("dropTarget"));
+    TableName target = TableName.parse(definition.getTarget());
+    Optional<ViewConflicts.ExistingTable> table =
+        drop ? catalogs.targets().existing(target) : Optional.empty();
+    if (table.isPresent() && !name.equals(table.get().createdFor())) {
+      throw new ApiException(
+          HttpStatus.CONFLICT,
+          "Cannot drop "
+              + target
+              + ", the target of view '"
+              + name
+              + "': "
+              + (table.get().createdFor() == null
+                  ? "Floe did not create it"
+                  : "Floe created it for view '" + table.get().createdFor() + "'")
+              + ", so it is not this view's to drop; nothing was deleted (delete without"
+              + " dropTarget to keep the table)");
+    }
     commands.delete(name);
     boolean dropped = false;
-    if (Boolean.parseBoolean(ctx.queryParam("dropTarget"))) {
-      TableName target = TableName.parse(definition.getTarget());
+    if (table.isPresent()) {
       dropped = catalogs.catalog(target.catalog()).dropTable(target.identifier(), true);
       LOG.info("Dropped target {} of deleted view {}", target, name);
     }
@@ -224,7 +321,6 @@ public final class HttpApi implements AutoCloseable {
   }
 
   private void refreshView(Context ctx) throws InterruptedException {
-    authorize(ctx);
     String name = ctx.pathParam("name");
     definition(name);
     boolean full = Boolean.parseBoolean(ctx.queryParam("full"));
@@ -311,23 +407,42 @@ public final class HttpApi implements AutoCloseable {
     return ViewValidator.validate(List.of(view), catalogs.schemaLookup()).get(0);
   }
 
-  private void publish(ViewDefinition view) throws InterruptedException {
+  /**
+   * Publishes a view once it keeps the rules with every view in force; callers hold {@link
+   * #writes}, so that two requests to this instance cannot both pass the check and then conflict.
+   */
+  private void publish(ViewDefinition view, Map<String, ViewRecord> definitions)
+      throws InterruptedException {
+    List<ViewDefinition> inForce = new ArrayList<>();
+    for (ViewRecord record : definitions.values()) {
+      inForce.add(StoredView.of(record).toDefinition());
+    }
+    Map<String, String> refused = ViewConflicts.check(inForce, List.of(view), catalogs.targets());
+    if (!refused.isEmpty()) {
+      throw new ApiException(HttpStatus.CONFLICT, refused.get(view.name()));
+    }
     commands.define(view, "api");
     LOG.info("View {} written through the API (version {})", view.name(), view.version());
+    awaitInStore(view);
   }
 
-  private void authorize(Context ctx) {
-    if (token == null) {
-      return;
+  /**
+   * Waits, for a few seconds at most, until the views store shows the write, so that the next
+   * request to this instance is checked against it and reads it back.
+   */
+  private void awaitInStore(ViewDefinition view) throws InterruptedException {
+    long deadline = System.nanoTime() + STORE_WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      ViewRecord stored = definitions().get(view.name());
+      if (stored != null && StoredView.of(stored).toDefinition().version().equals(view.version())) {
+        return;
+      }
+      Thread.sleep(20);
     }
-    String header = ctx.header("Authorization");
-    byte[] given =
-        header != null && header.startsWith("Bearer ")
-            ? header.substring("Bearer ".length()).getBytes(StandardCharsets.UTF_8)
-            : new byte[0];
-    if (!MessageDigest.isEqual(token, given)) {
-      throw new ApiException(HttpStatus.UNAUTHORIZED, "missing or wrong bearer token", Map.of());
-    }
+    LOG.warn(
+        "View {} was written but the views store does not show it after {} s",
+        view.name(),
+        STORE_WAIT.toSeconds());
   }
 
   private ViewRecord definition(String name) {

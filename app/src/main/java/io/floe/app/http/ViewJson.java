@@ -10,7 +10,10 @@ import io.floe.topology.view.ViewPlan;
 import java.util.Map;
 import org.apache.iceberg.types.Types;
 
-/** The JSON shapes of the views API. Times are epoch milliseconds. */
+/**
+ * The JSON shapes of the views API. Times are epoch milliseconds. Snapshot ids are strings: they
+ * use all 64 bits, and a browser's numbers hold 53, so as numbers they would arrive rounded.
+ */
 final class ViewJson {
 
   private ViewJson() {}
@@ -29,8 +32,8 @@ final class ViewJson {
       return node;
     }
     node.put("status", state.status().name());
-    node.put("watermark", state.watermark());
-    node.put("pendingSnapshot", state.pendingSnapshot());
+    node.put("watermark", id(state.watermark()));
+    node.put("pendingSnapshot", id(state.pendingSnapshot()));
     node.put(
         "pendingRanges", state.pending().full() ? -1 : state.pending().ranges().ranges().size());
     node.put("pendingNullBucket", state.pending().nullBucket());
@@ -52,11 +55,16 @@ final class ViewJson {
     node.put("finishedAt", refresh.finishedAt());
     node.put("durationMs", refresh.durationMs());
     node.put("lagMs", refresh.lagMs());
-    node.put("sourceSnapshotId", refresh.sourceSnapshotId());
-    node.put("targetSnapshotId", refresh.targetSnapshotId());
+    node.put("sourceSnapshotId", id(refresh.sourceSnapshotId()));
+    node.put("targetSnapshotId", id(refresh.targetSnapshotId()));
     node.put("rowsWritten", refresh.rowsWritten());
     node.put("error", refresh.error());
     return node;
+  }
+
+  /** A 64-bit id as JSON carries it whole: a string. */
+  private static String id(Long id) {
+    return id == null ? null : id.toString();
   }
 
   static ArrayNode recent(ViewState state) {

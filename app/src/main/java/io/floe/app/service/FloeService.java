@@ -2,6 +2,7 @@ package io.floe.app.service;
 
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
+import io.floe.app.http.HttpAccess;
 import io.floe.app.http.HttpApi;
 import io.floe.app.metrics.FloeMeters;
 import io.floe.topology.FloeTopology;
@@ -42,6 +43,7 @@ public final class FloeService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FloeService.class);
 
   private final FloeConfig config;
+  private final HttpAccess httpAccess;
   private final CatalogConfig catalogs;
   private final FloeMeters metrics = new FloeMeters();
   private final RefreshExecutor executor;
@@ -55,8 +57,15 @@ public final class FloeService implements AutoCloseable {
   private ViewCommands commands;
   private ViewsFileWatcher watcher;
 
+  /**
+   * A service for {@code config}, not started yet.
+   *
+   * @throws org.apache.kafka.common.config.ConfigException when the HTTP server would serve its
+   *     guarded endpoints to anyone without being asked to ({@link HttpAccess#of})
+   */
   public FloeService(FloeConfig config) {
     this.config = config;
+    this.httpAccess = config.getBoolean(FloeConfig.HTTP_ENABLED) ? HttpAccess.of(config) : null;
     this.catalogs = config.catalogs();
     this.executor =
         new RefreshExecutor(
@@ -103,7 +112,16 @@ public final class FloeService implements AutoCloseable {
     publishViewsFile();
     commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
     Properties streamsProperties = config.streamsProperties();
-    if (config.getBoolean(FloeConfig.HTTP_ENABLED)) {
+    if (httpAccess != null) {
+      if (httpAccess.isOpen()) {
+        LOG.warn(
+            "{}={}: the HTTP API on {}:{} changes views, drops tables and shows catalog schemas"
+                + " for anyone who reaches it, without a token",
+            FloeConfig.HTTP_AUTH,
+            FloeConfig.HTTP_AUTH_NONE,
+            config.getString(FloeConfig.HTTP_HOST),
+            config.getInt(FloeConfig.HTTP_PORT));
+      }
       http =
           HttpApi.start(
               config.getString(FloeConfig.HTTP_HOST),
@@ -111,7 +129,7 @@ public final class FloeService implements AutoCloseable {
               catalogs,
               commands,
               metrics,
-              config.httpToken());
+              httpAccess);
       // Other instances reach this one's view states through its HTTP server.
       streamsProperties.putIfAbsent(
           StreamsConfig.APPLICATION_SERVER_CONFIG,
@@ -172,7 +190,7 @@ public final class FloeService implements AutoCloseable {
     }
     List<ViewDefinition> views = ViewsFile.load(file);
     new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes())
-        .publish(views, catalogs.schemaLookup());
+        .publish(views, catalogs);
   }
 
   public KafkaStreams streams() {

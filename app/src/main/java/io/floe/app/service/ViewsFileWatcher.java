@@ -54,8 +54,7 @@ final class ViewsFileWatcher implements AutoCloseable {
     }
     seen = now;
     try {
-      ViewsPublisher.Result result =
-          publisher.publish(ViewsFile.load(file), catalogs.schemaLookup());
+      ViewsPublisher.Result result = publisher.publish(ViewsFile.load(file), catalogs);
       LOG.info(
           "Views file {} changed: published {}, deleted {}, rejected {}",
           file,

@@ -1,9 +1,11 @@
 package io.floe.app.service;
 
+import io.floe.app.config.CatalogConfig;
 import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.ValidatedView;
+import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewValidator;
 import java.time.Duration;
@@ -27,10 +29,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes the views of a views file to the floe.views topic, where every instance picks them up.
- * Views are checked first (against the source schemas where the source exists); an invalid view is
- * logged with the position of the problem and not published, so the other views keep running and an
- * earlier valid version of it stays in force. Views the file no longer declares, and that the file
- * had declared, are deleted.
+ * Views are checked first (against the source schemas where the source exists), and the views the
+ * file adds or changes are checked against every view in force, the file's own included ({@link
+ * ViewConflicts}); an invalid or conflicting view is logged with the problem and not published, so
+ * the other views keep running and an earlier valid version of it stays in force. Views the file no
+ * longer declares, and that the file had declared, are deleted.
  */
 public final class ViewsPublisher {
 
@@ -51,11 +54,12 @@ public final class ViewsPublisher {
   public record Result(
       List<String> published, List<String> deleted, List<ValidatedView> rejected) {}
 
-  /** Publishes the file's views; {@code lookup} checks them against source schemas. */
-  public Result publish(List<ViewDefinition> views, ViewValidator.SchemaLookup lookup)
+  /** Publishes the file's views, checked against source schemas and targets in {@code catalogs}. */
+  public Result publish(List<ViewDefinition> views, CatalogConfig catalogs)
       throws InterruptedException {
     Map<String, ViewRecord> current = read();
-    List<ValidatedView> checked = ViewValidator.validate(views, lookup);
+    List<ValidatedView> checked = ViewValidator.validate(views, catalogs.schemaLookup());
+    Map<String, String> conflicts = conflicts(current, views, checked, catalogs.targets());
     List<String> published = new ArrayList<>();
     List<String> deleted = new ArrayList<>();
     List<ValidatedView> rejected = new ArrayList<>();
@@ -71,6 +75,13 @@ public final class ViewsPublisher {
           rejected.add(view);
           LOG.error(
               "View {} in the views file is invalid and not published: {}", name, view.error());
+          continue;
+        }
+        if (conflicts.containsKey(name)) {
+          rejected.add(
+              new ValidatedView(
+                  view.definition(), view.query(), null, conflicts.get(name), false, null));
+          LOG.error("View {} in the views file is not published: {}", name, conflicts.get(name));
           continue;
         }
         if (view.sourceMissing()) {
@@ -98,6 +109,36 @@ public final class ViewsPublisher {
       LOG.info("Views file: published {}, deleted {}", published, deleted);
     }
     return new Result(published, deleted, rejected);
+  }
+
+  /**
+   * The views the file adds or changes that break a rule with the views in force: those of the
+   * topic that stay (all but the file's views it no longer declares) and the file's others. A view
+   * the file leaves as it is counts as in force, not as a write, so that it keeps its place when a
+   * new view conflicts with it.
+   */
+  private static Map<String, String> conflicts(
+      Map<String, ViewRecord> current,
+      List<ViewDefinition> declared,
+      List<ValidatedView> checked,
+      ViewConflicts.Targets targets) {
+    List<ViewDefinition> inForce = new ArrayList<>();
+    for (ViewRecord existing : current.values()) {
+      boolean stillDeclared = declared.stream().anyMatch(v -> v.name().equals(existing.getName()));
+      if (stillDeclared || !ORIGIN_FILE.equals(existing.getOrigin())) {
+        inForce.add(StoredView.of(existing).toDefinition());
+      }
+    }
+    List<ViewDefinition> writes = new ArrayList<>();
+    for (ValidatedView view : checked) {
+      ViewDefinition definition = view.definition();
+      boolean publishable = view.isValid() || view.sourceMissing();
+      ViewRecord record = StoredView.toRecord(definition, ORIGIN_FILE, Instant.now());
+      if (publishable && !sameDefinition(current.get(definition.name()), record)) {
+        writes.add(definition);
+      }
+    }
+    return ViewConflicts.check(inForce, writes, targets);
   }
 
   private static boolean sameDefinition(ViewRecord existing, ViewRecord record) {

@@ -3,10 +3,12 @@ package io.floe.app.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class FloeConfigTest {
 
@@ -83,8 +85,15 @@ class FloeConfigTest {
     p.setProperty("floe.catalog.lake.s3.secret-access-key", "hunter2");
     p.setProperty("floe.catalog.lake.jdbc.password", "hunter3");
     p.setProperty("sasl.jaas.config", "org.apache.kafka... password=\"x\";");
+    p.setProperty("basic.auth.user.info", "registry:hunter4");
+    p.setProperty("floe.catalog.lake.header.Authorization", "Bearer hunter5");
+    p.setProperty("floe.catalog.other.type", "rest");
+    p.setProperty("floe.catalog.other.uri", "https://floe:hunter6@rest.example:8181");
 
     assertThat(FloeConfig.of(p, null).masked())
+        .containsEntry("basic.auth.user.info", "********")
+        .containsEntry("floe.catalog.lake.header.Authorization", "********")
+        .containsEntry("floe.catalog.other.uri", "https://********@rest.example:8181")
         .containsEntry("floe.catalog.lake.s3.secret-access-key", "********")
         .containsEntry("floe.catalog.lake.jdbc.password", "********")
         .containsEntry("sasl.jaas.config", "********")
@@ -104,5 +113,47 @@ class FloeConfigTest {
 
     assertThat(config.originalsStrings().get("floe.catalog.lake.jdbc.home"))
         .isEqualTo(System.getenv("HOME"));
+  }
+
+  @Test
+  void shouldMaskValuesThatCameThroughAConfigProviderWhateverTheirKey(@TempDir Path dir)
+      throws Exception {
+    Path secrets = dir.resolve("secrets.properties");
+    Files.writeString(secrets, "warehouse=s3://bucket-7f3a/wh\n");
+    Properties p = minimal();
+    p.setProperty("config.providers", "file");
+    p.setProperty(
+        "config.providers.file.class",
+        "org.apache.kafka.common.config.provider.FileConfigProvider");
+    p.setProperty("floe.catalog.lake.warehouse", "${file:" + secrets + ":warehouse}");
+
+    FloeConfig config = FloeConfig.of(p, null);
+
+    assertThat(config.catalogs()).isNotNull();
+    assertThat(config.originalsStrings().get("floe.catalog.lake.warehouse"))
+        .isEqualTo("s3://bucket-7f3a/wh");
+    assertThat(config.masked()).containsEntry("floe.catalog.lake.warehouse", "********");
+    assertThat(config.masked().toString()).doesNotContain("bucket-7f3a");
+  }
+
+  @Test
+  void shouldNotQuoteTheValueOfAnUnknownKey() {
+    Properties p = minimal();
+    p.setProperty("floe.http.tokn", "hunter2");
+
+    assertThatThrownBy(() -> FloeConfig.of(p, null))
+        .hasMessageContaining("floe.http.tokn")
+        .hasMessageNotContaining("hunter2");
+  }
+
+  @Test
+  void shouldRefuseATokenWithTheApiOpenedExplicitly() {
+    Properties p = minimal();
+    p.setProperty(FloeConfig.HTTP_AUTH, "none");
+    p.setProperty(FloeConfig.HTTP_TOKEN, "abc");
+
+    assertThatThrownBy(() -> FloeConfig.of(p, null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("Cannot set both floe.http.auth=none and floe.http.token");
   }
 }

@@ -24,7 +24,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The HTTP API of a running Floe, over a real broker and catalog. */
+/**
+ * The HTTP API of a running Floe with a token, over a real broker and catalog: real requests to the
+ * real server. {@link HttpAccessIT} covers the servers without a token.
+ */
 class HttpApiIT {
 
   private static final String TOKEN = "s3cr3t-token";
@@ -58,14 +61,20 @@ class HttpApiIT {
 
   private HttpResponse<String> send(String method, String path, String body, String token)
       throws Exception {
+    return send(method, path, body, token, Map.of("Content-Type", "application/json"));
+  }
+
+  private HttpResponse<String> send(
+      String method, String path, String body, String token, Map<String, String> headers)
+      throws Exception {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.httpPort() + path))
             .method(
                 method,
                 body == null
                     ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body))
-            .header("Content-Type", "application/json");
+                    : HttpRequest.BodyPublishers.ofString(body));
+    headers.forEach(request::header);
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }
@@ -73,7 +82,28 @@ class HttpApiIT {
   }
 
   private HttpResponse<String> get(String path) throws Exception {
-    return send("GET", path, null, null);
+    return send("GET", path, null, null, Map.of());
+  }
+
+  private HttpResponse<String> get(String path, String token) throws Exception {
+    return send("GET", path, null, token, Map.of());
+  }
+
+  private static String view(String name, String query, String target) {
+    return JSON.createObjectNode()
+        .put("name", name)
+        .put("query", query)
+        .put("target", target)
+        .toString();
+  }
+
+  /** Creates a view through the API and waits until the views store has it. */
+  private void create(String name, String query) throws Exception {
+    HttpResponse<String> created = send("POST", "/api/views", view(name, query), TOKEN);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/views/" + name, TOKEN).statusCode() == 200);
   }
 
   private static JsonNode json(HttpResponse<String> response) throws Exception {
@@ -115,7 +145,7 @@ class HttpApiIT {
               assertThat(listed.get("source").asText()).isEqualTo("lake.market.trades");
               assertThat(listed.get("lastRefresh").get("mode").asText()).isEqualTo("FULL");
             });
-    JsonNode detail = json(get("/api/views/bars"));
+    JsonNode detail = json(get("/api/views/bars", TOKEN));
     assertThat(detail.get("definition").get("query").asText()).contains("min_by(price, ts)");
     assertThat(detail.get("plan").get("bucketColumn").asText()).isEqualTo("ts");
     assertThat(detail.get("plan").get("columns").get(1).get("type").asText())
@@ -188,13 +218,15 @@ class HttpApiIT {
 
   @Test
   void shouldAnswer404ForAnUnknownViewAnd409ForADuplicate() throws Exception {
-    assertThat(get("/api/views/nope").statusCode()).isEqualTo(404);
+    assertThat(get("/api/views/nope", TOKEN).statusCode()).isEqualTo(404);
     assertThat(send("POST", "/api/views/nope/refresh", null, TOKEN).statusCode()).isEqualTo(404);
     assertThat(send("DELETE", "/api/views/nope", null, TOKEN).statusCode()).isEqualTo(404);
 
     assertThat(send("POST", "/api/views", view("bars", FloeServiceIT.OHLCV_1M), TOKEN).statusCode())
         .isEqualTo(201);
-    await().atMost(Duration.ofSeconds(30)).until(() -> get("/api/views/bars").statusCode() == 200);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/views/bars", TOKEN).statusCode() == 200);
     assertThat(send("POST", "/api/views", view("bars", FloeServiceIT.OHLCV_1M), TOKEN).statusCode())
         .isEqualTo(409);
     assertThat(
@@ -210,7 +242,7 @@ class HttpApiIT {
             "POST",
             "/api/validate",
             "{\"query\": \"SELECT symbol, date_trunc('hour', ts) AS h, count(*) AS n FROM lake.market.trades GROUP BY 1, 2\"}",
-            null);
+            TOKEN);
     assertThat(ok.statusCode()).isEqualTo(200);
     JsonNode plan = json(ok);
     assertThat(plan.get("valid").asBoolean()).isTrue();
@@ -224,9 +256,215 @@ class HttpApiIT {
                 "POST",
                 "/api/validate",
                 "{\"query\": \"SELECT symbol FROM lake.market.trades\"}",
-                null));
+                TOKEN));
     assertThat(bad.get("valid").asBoolean()).isFalse();
     assertThat(bad.get("rule").asText()).isEqualTo("NO_GROUP_BY");
     assertThat(bad.get("line").asInt()).isEqualTo(1);
+  }
+
+  private static final String MINUTES =
+      "SELECT symbol, date_trunc('minute', ts) AS minute_ts, sum(quantity) AS volume"
+          + " FROM lake.market.trades GROUP BY 1, 2";
+  private static final String HOURS_OF_MINUTES =
+      "SELECT symbol, date_trunc('hour', minute_ts) AS hour_ts, sum(volume) AS volume"
+          + " FROM lake.analytics.minutes GROUP BY 1, 2";
+
+  /** A table someone else made and filled: no Floe view may take it or drop it. */
+  private void createForeignTable(String name) {
+    Table precious = lake.createTable("analytics", name, IcebergFixture.TRADES, unpartitioned());
+    lake.append(precious, List.of(lake.trade("IBM", "2026-04-08T09:00:00Z", 1.0, 1L, "B")));
+  }
+
+  private static org.apache.iceberg.PartitionSpec unpartitioned() {
+    return org.apache.iceberg.PartitionSpec.unpartitioned();
+  }
+
+  @Test
+  void shouldRequireTheTokenForViewDetailsAndValidationButNotForHealthMetricsOrTheList()
+      throws Exception {
+    create("bars", MINUTES);
+
+    HttpResponse<String> detail = get("/api/views/bars");
+    assertThat(detail.statusCode()).isEqualTo(401);
+    assertThat(detail.headers().firstValue("WWW-Authenticate")).hasValue("Bearer realm=\"floe\"");
+    assertThat(json(detail).get("error").asText()).contains("Authorization: Bearer");
+    assertThat(detail.body()).doesNotContain("timestamptz");
+    HttpResponse<String> validate =
+        send("POST", "/api/validate", "{\"query\": \"SELECT 1\"}", null);
+    assertThat(validate.statusCode()).isEqualTo(401);
+    assertThat(get("/api/views/bars", "wrong").statusCode()).isEqualTo(401);
+
+    assertThat(get("/health/live").statusCode()).isEqualTo(200);
+    assertThat(get("/health/ready").statusCode()).isEqualTo(200);
+    assertThat(get("/metrics").statusCode()).isEqualTo(200);
+    assertThat(get("/").statusCode()).isEqualTo(200);
+    HttpResponse<String> list = get("/api/views");
+    assertThat(list.statusCode()).isEqualTo(200);
+    assertThat(json(list).get(0).get("name").asText()).isEqualTo("bars");
+    assertThat(get("/api/views/bars", TOKEN).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void shouldRefuseABodyThatIsNotJsonAndChangeNothing() throws Exception {
+    String body = view("bars", MINUTES);
+
+    for (String type : List.of("text/plain", "application/x-www-form-urlencoded")) {
+      HttpResponse<String> refused =
+          send("POST", "/api/views", body, TOKEN, Map.of("Content-Type", type));
+      assertThat(refused.statusCode()).as(type).isEqualTo(415);
+      assertThat(json(refused).get("error").asText()).contains("application/json").contains(type);
+    }
+    HttpResponse<String> untyped = send("POST", "/api/views", body, TOKEN, Map.of());
+    assertThat(untyped.statusCode()).isEqualTo(415);
+    assertThat(json(untyped).get("error").asText()).contains("(got none)");
+    assertThat(send("POST", "/api/views/bars/refresh", null, TOKEN, Map.of()).statusCode())
+        .as("a request without a body must be JSON too")
+        .isEqualTo(415);
+    assertThat(json(get("/api/views"))).isEmpty();
+
+    HttpResponse<String> withCharset =
+        send(
+            "POST",
+            "/api/views",
+            body,
+            TOKEN,
+            Map.of("Content-Type", "Application/JSON; charset=UTF-8"));
+    assertThat(withCharset.statusCode()).as(withCharset.body()).isEqualTo(201);
+  }
+
+  @Test
+  void shouldSendNoCorsHeadersToAPreflightOrACrossOriginRequest() throws Exception {
+    Map<String, String> preflight =
+        Map.of(
+            "Origin", "https://evil.example",
+            "Access-Control-Request-Method", "DELETE",
+            "Access-Control-Request-Headers", "authorization, content-type");
+    List<HttpResponse<String>> responses =
+        List.of(
+            send("OPTIONS", "/api/views", null, null, preflight),
+            send("OPTIONS", "/api/views/bars", null, null, preflight),
+            send("GET", "/api/views", null, null, Map.of("Origin", "https://evil.example")),
+            send(
+                "POST",
+                "/api/views",
+                view("bars", MINUTES),
+                TOKEN,
+                Map.of("Origin", "https://evil.example", "Content-Type", "application/json")));
+
+    for (HttpResponse<String> response : responses) {
+      assertThat(response.headers().map().keySet())
+          .as(response.request().method() + " " + response.request().uri())
+          .noneMatch(name -> name.toLowerCase(java.util.Locale.ROOT).startsWith("access-control"));
+    }
+    assertThat(responses.get(0).statusCode() / 100).as("preflight status").isNotEqualTo(2);
+  }
+
+  @Test
+  void shouldSendSnapshotIdsAsStrings() throws Exception {
+    create("bars", MINUTES);
+    floe.awaitOracle(FloeHarness.view("bars", MINUTES), trades);
+    String snapshot = String.valueOf(trades.currentSnapshot().snapshotId());
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              JsonNode listed = json(get("/api/views")).get(0);
+              assertThat(listed.get("watermark").isTextual()).as(listed.toString()).isTrue();
+              assertThat(listed.get("watermark").asText()).isEqualTo(snapshot);
+              JsonNode last = listed.get("lastRefresh");
+              assertThat(last.get("sourceSnapshotId").isTextual()).isTrue();
+              assertThat(last.get("sourceSnapshotId").asText()).isEqualTo(snapshot);
+              assertThat(last.get("targetSnapshotId").asText())
+                  .isEqualTo(
+                      String.valueOf(
+                          lake.load("analytics", "bars").currentSnapshot().snapshotId()));
+            });
+    JsonNode recent = json(get("/api/views/bars", TOKEN)).get("recentRefreshes").get(0);
+    assertThat(recent.get("sourceSnapshotId").isTextual()).isTrue();
+  }
+
+  @Test
+  void shouldRefuseAViewWhoseTargetIsATableFloeDidNotCreate() throws Exception {
+    createForeignTable("precious");
+
+    HttpResponse<String> response =
+        send("POST", "/api/views", view("grab", MINUTES, "lake.analytics.precious"), TOKEN);
+
+    assertThat(response.statusCode()).isEqualTo(409);
+    assertThat(json(response).get("error").asText())
+        .isEqualTo(
+            "View 'grab' cannot write lake.analytics.precious: the table exists and Floe did not"
+                + " create it; choose another target, or drop the table");
+    assertThat(json(get("/api/views"))).isEmpty();
+    assertThat(floe.storedViews()).isEmpty();
+  }
+
+  @Test
+  void shouldRefuseAViewThatWritesItsSourceOrAnotherViewsTarget() throws Exception {
+    create("minutes", MINUTES);
+
+    HttpResponse<String> ownSource =
+        send("POST", "/api/views", view("loop", MINUTES, "lake.market.trades"), TOKEN);
+    assertThat(ownSource.statusCode()).isEqualTo(409);
+    assertThat(json(ownSource).get("error").asText())
+        .isEqualTo("View 'loop' cannot write lake.market.trades: it is its source");
+
+    HttpResponse<String> shared =
+        send("PUT", "/api/views/copy", view("copy", MINUTES, "lake.analytics.minutes"), TOKEN);
+    assertThat(shared.statusCode()).as(shared.body()).isEqualTo(409);
+    assertThat(json(shared).get("error").asText())
+        .isEqualTo(
+            "View 'copy' cannot write lake.analytics.minutes: it is the target of view"
+                + " 'minutes'; a target belongs to one view");
+    assertThat(floe.storedViews()).containsOnlyKeys("minutes");
+  }
+
+  @Test
+  void shouldRefuseAChangeThatMakesChainedViewsACycle() throws Exception {
+    create("minutes", MINUTES);
+    create("hours", HOURS_OF_MINUTES);
+    String minutesOfHours =
+        "SELECT symbol, date_trunc('minute', hour_ts) AS minute_ts, sum(volume) AS volume"
+            + " FROM lake.analytics.hours GROUP BY 1, 2";
+
+    HttpResponse<String> response =
+        send("PUT", "/api/views/minutes", view("minutes", minutesOfHours), TOKEN);
+
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(409);
+    assertThat(json(response).get("error").asText())
+        .isEqualTo(
+            "View 'minutes' cannot read lake.analytics.hours: views would form a cycle,"
+                + " minutes -> hours -> minutes (each reads the target of the one before)");
+    assertThat(floe.storedViews().get("minutes").getQuery()).isEqualTo(MINUTES);
+  }
+
+  @Test
+  void shouldDropOnlyATargetFloeCreatedForTheView() throws Exception {
+    // A view over a table Floe did not create: written before these checks, or by hand.
+    createForeignTable("precious");
+    floe.define(
+        ViewDefinition.of(
+            "intruder", MINUTES, io.floe.topology.view.TableName.parse("lake.analytics.precious")));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get("/api/views/intruder", TOKEN).statusCode() == 200);
+
+    HttpResponse<String> refused =
+        send("DELETE", "/api/views/intruder?dropTarget=true", null, TOKEN);
+
+    assertThat(refused.statusCode()).isEqualTo(409);
+    assertThat(json(refused).get("error").asText())
+        .isEqualTo(
+            "Cannot drop lake.analytics.precious, the target of view 'intruder': Floe did not"
+                + " create it, so it is not this view's to drop; nothing was deleted (delete"
+                + " without dropTarget to keep the table)");
+    assertThat(lake.catalog().tableExists(TableIdentifier.of("analytics", "precious"))).isTrue();
+    assertThat(floe.storedViews()).containsKey("intruder");
+
+    HttpResponse<String> kept = send("DELETE", "/api/views/intruder", null, TOKEN);
+    assertThat(kept.statusCode()).isEqualTo(200);
+    assertThat(json(kept).get("targetDropped").asBoolean()).isFalse();
+    assertThat(lake.catalog().tableExists(TableIdentifier.of("analytics", "precious"))).isTrue();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.floe.app.config.FloeConfig;
+import io.floe.app.testing.LogCapture;
 import io.floe.schemas.RefreshMode;
 import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
@@ -127,5 +128,48 @@ class ViewsFileIT {
         .filteredOn(e -> e.getView().equals("hourly") && e.getFinishTime().isAfter(removedAt))
         .isEmpty();
     assertThat(lake.catalog().tableExists(TableIdentifier.of("analytics", "hourly"))).isTrue();
+  }
+
+  private static String entry(String name, String query, String target) {
+    return "  - name: " + name + "\n    query: \"" + query + "\"\n    target: " + target + "\n";
+  }
+
+  @Test
+  void shouldNotPublishFileViewsThatConflictWithTheViewsInForce() throws Exception {
+    Table precious =
+        lake.createTable(
+            "analytics",
+            "precious",
+            IcebergFixture.TRADES,
+            org.apache.iceberg.PartitionSpec.unpartitioned());
+    lake.append(precious, List.of(lake.trade("IBM", "2026-04-08T09:00:00Z", 1.0, 1L, "B")));
+    floe.define(FloeHarness.view("from_api", VOLUME));
+    write(
+        "views:\n"
+            + entry("volume", VOLUME)
+            + entry("copy", HOURLY, "lake.analytics.from_api")
+            + entry("grab", HOURLY, "lake.analytics.precious")
+            + entry("loop", HOURLY, "lake.market.trades"));
+
+    String log;
+    try (LogCapture capture = LogCapture.floe()) {
+      floe.start("a", Map.of(FloeConfig.VIEWS_FILE, viewsFile.toString()));
+      log = capture.text();
+    }
+
+    assertThat(floe.storedViews()).containsOnlyKeys("from_api", "volume");
+    assertThat(log)
+        .contains(
+            "View copy in the views file is not published: View 'copy' cannot write"
+                + " lake.analytics.from_api: it is the target of view 'from_api'; a target belongs"
+                + " to one view")
+        .contains(
+            "View grab in the views file is not published: View 'grab' cannot write"
+                + " lake.analytics.precious: the table exists and Floe did not create it")
+        .contains(
+            "View loop in the views file is not published: View 'loop' cannot write"
+                + " lake.market.trades: it is its source");
+    assertThat(IcebergFixture.readAll(precious, precious.currentSnapshot().snapshotId()))
+        .hasSize(1);
   }
 }

@@ -2,6 +2,7 @@ package io.floe.app.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.app.config.FloeConfig;
 import io.floe.app.service.FloeService;
 import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -16,6 +18,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -61,9 +65,13 @@ class WebUiIT {
         List.of(
             lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B"),
             lake.trade("MSFT", "2026-04-08T10:00:40Z", 99.0, 7L, "B")));
-    service = floe.start("a");
-    floe.define(MINUTE_VOLUME);
     browser = startBrowser();
+  }
+
+  /** Starts Floe, on loopback, with {@code settings}, and defines the test's view. */
+  private void startFloe(Map<String, String> settings) throws Exception {
+    service = floe.start("a", settings);
+    floe.define(MINUTE_VOLUME);
   }
 
   @AfterEach
@@ -113,6 +121,7 @@ class WebUiIT {
 
   @Test
   void shouldShowEveryViewWithItsRefreshesAndLag() throws Exception {
+    startFloe(Map.of());
     browser.get(url());
 
     waitUpTo(60)
@@ -126,6 +135,9 @@ class WebUiIT {
     WebElement card = card("minute_volume");
     assertThat(card.findElement(By.cssSelector("[data-testid=view-status]")).getText())
         .isEqualToIgnoringCase("idle");
+    // All 64 bits of the snapshot id: as a JSON number a browser would round it to 53.
+    assertThat(card.findElement(By.cssSelector("[data-testid=source-snapshot]")).getText())
+        .isEqualTo(String.valueOf(trades.currentSnapshot().snapshotId()));
     assertThat(card.getText()).contains("lake.market.trades → lake.analytics.minute_volume");
     assertThat(card.findElement(By.cssSelector("[data-testid=last-refresh]")).getText())
         .contains("2 rows");
@@ -155,6 +167,7 @@ class WebUiIT {
 
   @Test
   void shouldCatchUpWithAnUnannouncedCommitFromTheRefreshButton() throws Exception {
+    startFloe(Map.of());
     browser.get(url());
     waitUpTo(60)
         .until(
@@ -186,6 +199,7 @@ class WebUiIT {
 
   @Test
   void shouldValidateAsYouTypeAndCreateAView() throws Exception {
+    startFloe(Map.of());
     browser.get(url());
     waitUpTo(60).until(b -> !b.findElements(By.cssSelector("[data-testid=view-card]")).isEmpty());
 
@@ -219,5 +233,48 @@ class WebUiIT {
                     .getText()
                     .startsWith("full"));
     floe.awaitOracle(FloeHarness.view("hourly_volume", HOURLY_QUERY), trades);
+  }
+
+  @Test
+  void shouldShowViewsWithoutTheTokenAndChangeThemOnceItIsEntered() throws Exception {
+    startFloe(Map.of(FloeConfig.HTTP_TOKEN, "ui-t0ken"));
+    browser.get(url());
+    waitUpTo(60)
+        .until(
+            b ->
+                card("minute_volume")
+                    .findElement(By.cssSelector("[data-testid=last-refresh]"))
+                    .getText()
+                    .startsWith("full"));
+
+    // Read-only without the token: the list shows, a change asks for the token.
+    card("minute_volume").findElement(By.cssSelector("[data-testid=refresh]")).click();
+    waitUpTo(10)
+        .until(
+            b ->
+                b.findElement(By.cssSelector("[data-testid=toast]"))
+                    .getText()
+                    .contains("needs its API token"));
+    assertThat(browser.findElement(By.cssSelector("[data-testid=token]")).getAttribute("class"))
+        .contains("needed");
+
+    browser.findElement(By.cssSelector("[data-testid=token]")).sendKeys("ui-t0ken", Keys.TAB);
+    waitUpTo(30)
+        .until(
+            b ->
+                !card("minute_volume")
+                    .findElements(By.cssSelector("[data-testid=recent-refreshes] li"))
+                    .isEmpty());
+    card("minute_volume").findElement(By.cssSelector("[data-testid=refresh]")).click();
+    waitUpTo(10)
+        .until(
+            b ->
+                b.findElement(By.cssSelector("[data-testid=toast]"))
+                    .getText()
+                    .equals("Refresh of minute_volume requested"));
+    JavascriptExecutor js = (JavascriptExecutor) browser;
+    assertThat(js.executeScript("return sessionStorage.getItem('floe.token')"))
+        .isEqualTo("ui-t0ken");
+    assertThat(js.executeScript("return localStorage.getItem('floe.token')")).isNull();
   }
 }

@@ -87,7 +87,8 @@ public final class SchemaRegistryClient {
       if ("URL".equalsIgnoreCase(string(config, BASIC_AUTH_SOURCE)) && uri.getUserInfo() != null) {
         userInfo = uri.getUserInfo();
       }
-      urls.add(uri);
+      // The URL appears in error messages and logs: it keeps no credentials.
+      urls.add(withoutUserInfo(uri));
     }
     String authorization =
         userInfo == null
@@ -97,6 +98,15 @@ public final class SchemaRegistryClient {
     boolean autoRegister = !"false".equalsIgnoreCase(string(config, AUTO_REGISTER));
     return Optional.of(
         new SchemaRegistryClient(urls, authorization, autoRegister, sslContext(config)));
+  }
+
+  private static URI withoutUserInfo(URI uri) {
+    if (uri.getRawUserInfo() == null) {
+      return uri;
+    }
+    String text = uri.toString();
+    int at = text.indexOf('@', text.indexOf("//") + 2);
+    return URI.create(text.substring(0, text.indexOf("//") + 2) + text.substring(at + 1));
   }
 
   /** The id of {@code schema} under {@code subject}, registering it first if allowed. */

@@ -142,6 +142,35 @@ class RegistryAvroSerdeTest {
   }
 
   @Test
+  void shouldTakeCredentialsFromTheUrlAndNeverQuoteThem() throws Exception {
+    try (FakeSchemaRegistry registry = FakeSchemaRegistry.start("floe:s3cret")) {
+      String withUserInfo = registry.url().replace("://", "://floe:s3cret@");
+      Serde<TableCommitted> good =
+          serde(
+              Map.of(
+                  SchemaRegistryClient.URL,
+                  withUserInfo,
+                  SchemaRegistryClient.BASIC_AUTH_SOURCE,
+                  "URL"));
+      byte[] bytes = good.serializer().serialize(TOPIC, notice());
+      assertThat(good.deserializer().deserialize(TOPIC, bytes)).isEqualTo(notice());
+
+      Serde<TableCommitted> wrong =
+          serde(
+              Map.of(
+                  SchemaRegistryClient.URL,
+                  registry.url().replace("://", "://floe:wr0ng@"),
+                  SchemaRegistryClient.BASIC_AUTH_SOURCE,
+                  "URL"));
+      assertThatThrownBy(() -> wrong.serializer().serialize(TOPIC, notice()))
+          .isInstanceOf(SerializationException.class)
+          .hasMessageContaining("HTTP 401")
+          .hasMessageContaining(registry.url())
+          .hasMessageNotContaining("wr0ng");
+    }
+  }
+
+  @Test
   void shouldOnlyLookUpWhenAutoRegistrationIsOff() throws Exception {
     try (FakeSchemaRegistry registry = FakeSchemaRegistry.start(null)) {
       Map<String, String> config =
