@@ -5,6 +5,7 @@ import io.floe.app.config.FloeConfig;
 import io.floe.app.http.HttpApi;
 import io.floe.app.metrics.FloeMeters;
 import io.floe.topology.FloeTopology;
+import io.floe.topology.processor.DeadLetterDeserializationHandler;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.ViewDefinition;
@@ -47,6 +48,7 @@ public final class FloeService implements AutoCloseable {
   private final RefreshExecutor executor;
   private final ViewIndex views = new ViewIndex();
   private final ExecutorService io;
+  private final GlobalDeadLetters globalDeadLetters;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -72,6 +74,8 @@ public final class FloeService implements AutoCloseable {
             config.getInt(FloeConfig.REFRESH_THREADS));
     this.io =
         Executors.newFixedThreadPool(config.getInt(FloeConfig.IO_THREADS), daemons("floe-io-"));
+    this.globalDeadLetters =
+        new GlobalDeadLetters(config.clientProperties(), config.topics().dlq());
   }
 
   private static ThreadFactory daemons(String prefix) {
@@ -87,7 +91,8 @@ public final class FloeService implements AutoCloseable {
   public Topology topology() {
     return FloeTopology.build(
         config.topologySettings(),
-        new FloeTopology.Services(catalogs::catalog, views, io, executor, metrics));
+        new FloeTopology.Services(
+            catalogs::catalog, views, io, executor, metrics, globalDeadLetters));
   }
 
   /**
@@ -103,6 +108,8 @@ public final class FloeService implements AutoCloseable {
     publishViewsFile();
     commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
     Properties streamsProperties = config.streamsProperties();
+    // An object, not a setting: Floe's deserialization handler counts its dead letters here.
+    streamsProperties.put(DeadLetterDeserializationHandler.METRICS_CONFIG, metrics);
     if (config.getBoolean(FloeConfig.HTTP_ENABLED)) {
       http =
           HttpApi.start(
@@ -206,6 +213,7 @@ public final class FloeService implements AutoCloseable {
     if (streams != null) {
       streams.close(Duration.ofSeconds(30));
     }
+    globalDeadLetters.close();
     if (http != null) {
       http.close();
     }
@@ -234,6 +242,7 @@ public final class FloeService implements AutoCloseable {
     if (streams != null) {
       streams.close(Duration.ZERO);
     }
+    globalDeadLetters.close();
     if (http != null) {
       http.close();
     }
