@@ -14,6 +14,7 @@ import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
+import io.floe.topology.store.TableCursor;
 import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Properties;
 import org.apache.iceberg.Table;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -279,6 +281,117 @@ class DeadLettersTopologyTest {
     assertThat(index.rejected()).isEmpty();
     assertThat(refreshes.readValuesToList()).isEmpty();
 
+    assertFollowsTheNextCommit("ohlcv_1m");
+  }
+
+  /** A Lakekeeper updateTable event about market.trades, in binary mode. */
+  private static RecordHeaders lakekeeperHeaders(byte[] namespace) {
+    RecordHeaders headers = new RecordHeaders();
+    headers.add("ce_specversion", "1.0".getBytes(StandardCharsets.UTF_8));
+    headers.add("ce_type", "updateTable".getBytes(StandardCharsets.UTF_8));
+    headers.add("ce_tabular-type", "table".getBytes(StandardCharsets.UTF_8));
+    headers.add("ce_namespace", namespace);
+    headers.add("ce_name", "trades".getBytes(StandardCharsets.UTF_8));
+    return headers;
+  }
+
+  @Test
+  void shouldDeadLetterCommitEventsThatNameNoTableAndKeepIngesting() {
+    defineAndRefresh("ohlcv_1m");
+    byte[] noNamespace =
+        SERDES
+            .tableCommitted()
+            .serializer()
+            .serialize(
+                EVENTS,
+                TableCommitted.newBuilder()
+                    .setCatalog("lake")
+                    .setNamespace(List.of())
+                    .setTable("trades")
+                    .setEventTime(Instant.EPOCH)
+                    .setProducer("metrics-reporter")
+                    .build());
+    byte[] badKey =
+        ("{\"Records\":[{\"eventName\":\"s3:ObjectCreated:Put\",\"s3\":{\"bucket\":"
+                + "{\"name\":\"warehouse\"},\"object\":{\"key\":\"market/trades/metadata/%zz"
+                + ".metadata.json\"}}}]}")
+            .getBytes(StandardCharsets.UTF_8);
+    TestInputTopic<String, byte[]> events = raw(EVENTS);
+
+    events.pipeInput("k", noNamespace);
+    events.pipeInput(new TestRecord<>("k", "{}".getBytes(), lakekeeperHeaders(new byte[0])));
+    events.pipeInput(
+        new TestRecord<>("k", "{}".getBytes(), lakekeeperHeaders(new byte[] {'m', (byte) 0xC0})));
+    events.pipeInput(
+        new TestRecord<>("k", "{not json".getBytes(), lakekeeperHeaders("market".getBytes())));
+    events.pipeInput("k", badKey);
+    idle(Duration.ofSeconds(1));
+
+    List<TestRecord<String, byte[]>> letters = dlq.readRecordsToList();
+    assertThat(letters)
+        .extracting(r -> header(r, DeadLetters.REASON))
+        .containsExactly(
+            "a notice that names no table: A table name needs a namespace: lake.trades",
+            "event updateTable names no table: Table name 'lake..trades' has an empty part",
+            "CloudEvent header ce_namespace is not valid UTF-8",
+            "event updateTable of lake.market.trades has data that is not JSON: Unexpected"
+                + " character ('n' (code 110)): was expecting double-quote to start field name",
+            "object key 'market/trades/metadata/%zz.metadata.json' of bucket warehouse is not"
+                + " URL-encoded: URLDecoder: Illegal hex characters in escape (%) pattern - Error"
+                + " at index 0 in: \"zz\"");
+    assertThat(letters)
+        .extracting(r -> header(r, DeadLetters.ORIGIN))
+        .containsExactly(
+            EVENTS + "-0@0", EVENTS + "-0@1", EVENTS + "-0@2", EVENTS + "-0@3", EVENTS + "-0@4");
+    assertThat(metrics.ingested)
+        .containsExactly(
+            "avro/dead-lettered",
+            "lakekeeper/dead-lettered",
+            "lakekeeper/dead-lettered",
+            "lakekeeper/dead-lettered",
+            "s3/dead-lettered");
+    assertThat(refreshes.readValuesToList()).isEmpty();
+
+    // A well-formed event after them is followed.
+    long snapshot =
+        lake.append(trades, List.of(lake.trade("MSFT", "2026-04-08T10:07:00Z", 99.0, 2L, "S")));
+    events.pipeInput(
+        new TestRecord<>(
+            "k", "{\"updates\":[]}".getBytes(), lakekeeperHeaders("market".getBytes())));
+    idle(Duration.ofSeconds(2));
+    assertThat(refreshes.readValuesToList())
+        .extracting(RefreshEvent::getSourceSnapshotId)
+        .containsExactly(snapshot);
+  }
+
+  private static TableCommitted notice(String catalog, List<String> namespace, String table) {
+    return TableCommitted.newBuilder()
+        .setCatalog(catalog)
+        .setNamespace(namespace)
+        .setTable(table)
+        .setEventTime(Instant.EPOCH)
+        .setProducer("test")
+        .build();
+  }
+
+  @Test
+  void shouldDeadLetterNoticesThatNameNoTableInsteadOfRetryingThem() {
+    defineAndRefresh("ohlcv_1m");
+
+    commits.pipeInput("lake.market.", notice("lake", List.of("market"), ""));
+    commits.pipeInput("lake..trades", notice("lake", List.of(""), "trades"));
+    commits.pipeInput("lake.trades", notice("lake", List.of(), "trades"));
+    // The retry tick looks at every cursor: none may have been written for these notices.
+    idle(Duration.ofSeconds(12));
+
+    assertThat(dlq.readRecordsToList())
+        .extracting(r -> header(r, DeadLetters.REASON))
+        .containsExactly(
+            "invalid table name: Table name 'lake.market.' has an empty part",
+            "invalid table name: Table name 'lake..trades' has an empty part",
+            "invalid table name: A table name needs a namespace: lake.trades");
+    KeyValueStore<String, TableCursor> cursors = driver.getKeyValueStore(StoreNames.TABLE_CURSORS);
+    assertThat(cursors.get("lake.market.")).isNull();
     assertFollowsTheNextCommit("ohlcv_1m");
   }
 }
