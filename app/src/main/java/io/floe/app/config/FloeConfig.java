@@ -129,7 +129,9 @@ public final class FloeConfig extends AbstractConfig {
               Range.atLeast(0),
               Importance.LOW,
               "How often, in milliseconds, the views file is checked for changes and re-published;"
-                  + " 0 reads it only at start-up.")
+                  + " a change is published once two consecutive checks read the same content, so"
+                  + " that a file caught half-written is never published; 0 reads it only at"
+                  + " start-up.")
           .define(
               HTTP_ENABLED,
               Type.BOOLEAN,

@@ -105,7 +105,7 @@ public final class FloeService implements AutoCloseable {
     try (Admin admin = Admin.create(config.clientProperties())) {
       TopicSetup.ensure(admin, config);
     }
-    publishViewsFile();
+    String publishedViews = publishViewsFile();
     commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
     Properties streamsProperties = config.streamsProperties();
     // An object, not a setting: Floe's deserialization handler counts its dead letters here.
@@ -152,12 +152,11 @@ public final class FloeService implements AutoCloseable {
     Path file = config.viewsFile();
     long reload = config.getLong(FloeConfig.VIEWS_RELOAD_INTERVAL_MS);
     if (file != null && reload > 0) {
+      ViewsPublisher publisher =
+          new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes());
       watcher =
           new ViewsFileWatcher(
-              file,
-              new ViewsPublisher(
-                  config.clientProperties(), config.topics().views(), config.serdes()),
-              catalogs);
+              file, publishedViews, views -> publisher.publish(views, catalogs.schemaLookup()));
       watcher.start(Duration.ofMillis(reload));
     }
   }
@@ -171,15 +170,21 @@ public final class FloeService implements AutoCloseable {
     return metrics;
   }
 
-  /** Publishes the views file's views to the views topic, if a file is configured. */
-  public void publishViewsFile() throws InterruptedException, ViewsFileException {
+  /**
+   * Publishes the views file's views to the views topic, if a file is configured.
+   *
+   * @return the text of the file that was published, or null without a file
+   */
+  public String publishViewsFile() throws InterruptedException, ViewsFileException {
     Path file = config.viewsFile();
     if (file == null) {
-      return;
+      return null;
     }
-    List<ViewDefinition> views = ViewsFile.load(file);
+    String text = ViewsFile.read(file);
+    List<ViewDefinition> views = ViewsFile.parse(file.toString(), text);
     new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes())
         .publish(views, catalogs.schemaLookup());
+    return text;
   }
 
   public KafkaStreams streams() {
