@@ -3,15 +3,20 @@ package io.floe.app.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.floe.app.config.FloeConfig;
+import io.floe.app.service.CatalogWatcher;
 import io.floe.app.service.FloeService;
 import io.floe.topology.processor.DeadLetters;
 import io.floe.topology.testing.IcebergFixture;
+import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.iceberg.Table;
@@ -99,9 +104,21 @@ class DeadLettersIT {
     floe.awaitOracle(volume, trades);
     assertThat(first.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
 
-    // An instance that reads the views topic from its beginning starts, and refreshes, too.
+    // Floe's other readers of the views topic read past the garbage: the catalog watcher...
+    try (CatalogWatcher watcher =
+        new CatalogWatcher(FloeConfig.load(floe.configFile("w", Map.of())), Set.of())) {
+      assertThat(watcher.tables()).containsExactly(TableName.parse("lake.market.trades"));
+    }
+    // ...and an instance that starts with a views file, which it publishes against the topic,
+    // and whose global thread reads the topic from its beginning.
     floe.stopServices();
-    FloeService second = floe.start("b");
+    Path viewsFile =
+        Files.writeString(
+            dir.resolve("views.yaml"),
+            "views:\n  - name: volume\n    query: \""
+                + VOLUME
+                + "\"\n    target: lake.analytics.volume\n");
+    FloeService second = floe.start("b", Map.of(FloeConfig.VIEWS_FILE, viewsFile.toString()));
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> second.streams().state() == KafkaStreams.State.RUNNING);
