@@ -7,6 +7,7 @@ import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.topology.maintain.ViewState;
+import io.floe.topology.processor.DeadLetterSink;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
 import io.floe.topology.processor.IngestCommitEventsProcessor;
 import io.floe.topology.processor.MaintainViewProcessor;
@@ -45,10 +46,13 @@ import org.apache.kafka.streams.state.Stores;
  * floe.snapshots ─► detect-dirty-buckets [views] ─┬─► dirty-buckets (repartition by view)
  * floe.requests ─────────────────────────────────┘
  *   ─► maintain-views [view-state, views] ─► floe.refreshes, and target notices ─► floe.commits
- * floe.views ─► views (global store)
+ * floe.views ─► views (global store)                (dead letters ─► the global dead-letter sink)
  * </pre>
  *
- * Every node, store and repartition topic has a stable explicit name.
+ * Records of Floe's stream topics that cannot be deserialized are dead-lettered by {@link
+ * io.floe.topology.processor.DeadLetterDeserializationHandler}, configured in Kafka Streams.
+ *
+ * <p>Every node, store and repartition topic has a stable explicit name.
  */
 public final class FloeTopology {
 
@@ -136,13 +140,16 @@ public final class FloeTopology {
    *     no stream thread waits for Iceberg
    * @param refreshes runs refreshes on Floe's own threads
    * @param metrics what the topology reports as it works
+   * @param globalDeadLetters where the global views processor sends the records of floe.views that
+   *     do not decode: the global thread has no producer of its own
    */
   public record Services(
       Function<String, Catalog> catalogs,
       ViewIndex views,
       Executor io,
       RefreshExecutor refreshes,
-      FloeMetrics metrics) {
+      FloeMetrics metrics,
+      DeadLetterSink globalDeadLetters) {
 
     public Services {
       Objects.requireNonNull(catalogs, "catalogs");
@@ -150,6 +157,17 @@ public final class FloeTopology {
       Objects.requireNonNull(io, "io");
       Objects.requireNonNull(refreshes, "refreshes");
       metrics = metrics == null ? FloeMetrics.NONE : metrics;
+      globalDeadLetters = globalDeadLetters == null ? DeadLetterSink.NONE : globalDeadLetters;
+    }
+
+    /** Services whose dead letters of floe.views are only logged and counted. */
+    public Services(
+        Function<String, Catalog> catalogs,
+        ViewIndex views,
+        Executor io,
+        RefreshExecutor refreshes,
+        FloeMetrics metrics) {
+      this(catalogs, views, io, refreshes, metrics, DeadLetterSink.NONE);
     }
   }
 
@@ -169,8 +187,15 @@ public final class FloeTopology {
                 serdes.viewRecord())
             .withLoggingDisabled(),
         topics.views(),
-        Consumed.with(Serdes.String(), serdes.viewRecord()).withName("views-source"),
-        () -> new ViewsStoreUpdater(services.views()));
+        // Bytes, decoded by the updater: a record the global thread cannot deserialize would end
+        // it (see DeadLetterDeserializationHandler).
+        Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(ViewsStoreUpdater.NAME),
+        () ->
+            new ViewsStoreUpdater(
+                services.views(),
+                serdes.viewRecord().deserializer(),
+                services.globalDeadLetters(),
+                metrics));
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(StoreNames.TABLE_CURSORS),

@@ -2,6 +2,7 @@ package io.floe.app.config;
 
 import io.floe.schemas.FloeSerdes;
 import io.floe.topology.FloeTopology;
+import io.floe.topology.processor.DeadLetterDeserializationHandler;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +22,6 @@ import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 
 /**
  * Floe's configuration: a properties file whose {@code floe.*} keys are declared here, once each,
@@ -71,8 +71,9 @@ public final class FloeConfig extends AbstractConfig {
           StreamsConfig.EXACTLY_ONCE_V2,
           StreamsConfig.STATE_DIR_CONFIG,
           "floe-state",
+          // Undecodable records go to floe.dlq with Floe's dead-letter headers, counted.
           StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
-          LogAndContinueExceptionHandler.class.getName(),
+          DeadLetterDeserializationHandler.class.getName(),
           StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG,
           "true");
 
@@ -131,7 +132,9 @@ public final class FloeConfig extends AbstractConfig {
               Range.atLeast(0),
               Importance.LOW,
               "How often, in milliseconds, the views file is checked for changes and re-published;"
-                  + " 0 reads it only at start-up.")
+                  + " a change is published once two consecutive checks read the same content, so"
+                  + " that a file caught half-written is never published; 0 reads it only at"
+                  + " start-up.")
           .define(
               HTTP_ENABLED,
               Type.BOOLEAN,
@@ -188,8 +191,8 @@ public final class FloeConfig extends AbstractConfig {
               "floe.dlq",
               new ConfigDef.NonEmptyString(),
               Importance.MEDIUM,
-              "Dead-letter topic: undecodable records and notices about unknown tables, with the"
-                  + " reason in headers.")
+              "Dead-letter topic: undecodable records of every Floe topic and notices about"
+                  + " unknown tables, with the reason, origin and processor in headers.")
           .define(
               EVENTS_TOPICS,
               Type.LIST,

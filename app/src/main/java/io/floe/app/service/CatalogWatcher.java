@@ -20,6 +20,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +38,8 @@ public final class CatalogWatcher implements AutoCloseable {
 
   private final CatalogConfig catalogs;
   private final CommitNotices notices;
-  private final KafkaConsumer<String, ViewRecord> views;
+  private final KafkaConsumer<String, byte[]> views;
+  private final Deserializer<ViewRecord> records;
   private final Set<TableName> extraTables;
   private final ViewIndex registered = new ViewIndex();
   private final Map<TableName, String> seen = new HashMap<>();
@@ -48,9 +51,9 @@ public final class CatalogWatcher implements AutoCloseable {
     Map<String, Object> settings = new HashMap<>(config.clientProperties());
     settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     settings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    this.records = config.serdes().viewRecord().deserializer();
     this.views =
-        new KafkaConsumer<>(
-            settings, new StringDeserializer(), config.serdes().viewRecord().deserializer());
+        new KafkaConsumer<>(settings, new StringDeserializer(), new ByteArrayDeserializer());
     List<TopicPartition> partitions = new ArrayList<>();
     views
         .partitionsFor(config.topics().views(), Duration.ofSeconds(30))
@@ -66,9 +69,17 @@ public final class CatalogWatcher implements AutoCloseable {
     Map<TopicPartition, Long> end = views.endOffsets(views.assignment());
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     do {
-      for (ConsumerRecord<String, ViewRecord> record : views.poll(Duration.ofMillis(100))) {
-        if (record.key() != null) {
-          StoredView.apply(registered, record.key(), record.value(), record.offset());
+      for (ConsumerRecord<String, byte[]> record : views.poll(Duration.ofMillis(100))) {
+        if (record.key() == null) {
+          continue;
+        }
+        if (record.value() == null) {
+          StoredView.apply(registered, record.key(), null, record.offset());
+          continue;
+        }
+        ViewRecord view = ViewRecords.decode(records, record);
+        if (view != null) {
+          StoredView.apply(registered, record.key(), view, record.offset());
         }
       }
     } while (end.entrySet().stream().anyMatch(e -> views.position(e.getKey()) < e.getValue())

@@ -6,6 +6,7 @@ import io.floe.app.http.HttpAccess;
 import io.floe.app.http.HttpApi;
 import io.floe.app.metrics.FloeMeters;
 import io.floe.topology.FloeTopology;
+import io.floe.topology.processor.DeadLetterDeserializationHandler;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.ViewDefinition;
@@ -49,6 +50,7 @@ public final class FloeService implements AutoCloseable {
   private final RefreshExecutor executor;
   private final ViewIndex views = new ViewIndex();
   private final ExecutorService io;
+  private final GlobalDeadLetters globalDeadLetters;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -81,6 +83,8 @@ public final class FloeService implements AutoCloseable {
             config.getInt(FloeConfig.REFRESH_THREADS));
     this.io =
         Executors.newFixedThreadPool(config.getInt(FloeConfig.IO_THREADS), daemons("floe-io-"));
+    this.globalDeadLetters =
+        new GlobalDeadLetters(config.clientProperties(), config.topics().dlq());
   }
 
   private static ThreadFactory daemons(String prefix) {
@@ -96,7 +100,8 @@ public final class FloeService implements AutoCloseable {
   public Topology topology() {
     return FloeTopology.build(
         config.topologySettings(),
-        new FloeTopology.Services(catalogs::catalog, views, io, executor, metrics));
+        new FloeTopology.Services(
+            catalogs::catalog, views, io, executor, metrics, globalDeadLetters));
   }
 
   /**
@@ -109,9 +114,11 @@ public final class FloeService implements AutoCloseable {
     try (Admin admin = Admin.create(config.clientProperties())) {
       TopicSetup.ensure(admin, config);
     }
-    publishViewsFile();
+    String publishedViews = publishViewsFile();
     commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
     Properties streamsProperties = config.streamsProperties();
+    // An object, not a setting: Floe's deserialization handler counts its dead letters here.
+    streamsProperties.put(DeadLetterDeserializationHandler.METRICS_CONFIG, metrics);
     if (httpAccess != null) {
       if (httpAccess.isOpen()) {
         LOG.warn(
@@ -163,12 +170,10 @@ public final class FloeService implements AutoCloseable {
     Path file = config.viewsFile();
     long reload = config.getLong(FloeConfig.VIEWS_RELOAD_INTERVAL_MS);
     if (file != null && reload > 0) {
+      ViewsPublisher publisher =
+          new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes());
       watcher =
-          new ViewsFileWatcher(
-              file,
-              new ViewsPublisher(
-                  config.clientProperties(), config.topics().views(), config.serdes()),
-              catalogs);
+          new ViewsFileWatcher(file, publishedViews, views -> publisher.publish(views, catalogs));
       watcher.start(Duration.ofMillis(reload));
     }
   }
@@ -182,15 +187,21 @@ public final class FloeService implements AutoCloseable {
     return metrics;
   }
 
-  /** Publishes the views file's views to the views topic, if a file is configured. */
-  public void publishViewsFile() throws InterruptedException, ViewsFileException {
+  /**
+   * Publishes the views file's views to the views topic, if a file is configured.
+   *
+   * @return the text of the file that was published, or null without a file
+   */
+  public String publishViewsFile() throws InterruptedException, ViewsFileException {
     Path file = config.viewsFile();
     if (file == null) {
-      return;
+      return null;
     }
-    List<ViewDefinition> views = ViewsFile.load(file);
+    String text = ViewsFile.read(file);
+    List<ViewDefinition> views = ViewsFile.parse(file.toString(), text);
     new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes())
         .publish(views, catalogs);
+    return text;
   }
 
   public KafkaStreams streams() {
@@ -224,6 +235,7 @@ public final class FloeService implements AutoCloseable {
     if (streams != null) {
       streams.close(Duration.ofSeconds(30));
     }
+    globalDeadLetters.close();
     if (http != null) {
       http.close();
     }
@@ -252,6 +264,7 @@ public final class FloeService implements AutoCloseable {
     if (streams != null) {
       streams.close(Duration.ZERO);
     }
+    globalDeadLetters.close();
     if (http != null) {
       http.close();
     }

@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
@@ -155,9 +156,9 @@ public final class ViewsPublisher {
     consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     consumerConfig.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     Map<String, ViewRecord> views = new HashMap<>();
-    try (KafkaConsumer<String, ViewRecord> consumer =
+    try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(
-            consumerConfig, new StringDeserializer(), serdes.viewRecord().deserializer())) {
+            consumerConfig, new StringDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> partitions =
           consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
               .map(p -> new TopicPartition(topic, p.partition()))
@@ -166,11 +167,14 @@ public final class ViewsPublisher {
       consumer.seekToBeginning(partitions);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
       while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
-        for (ConsumerRecord<String, ViewRecord> record : consumer.poll(Duration.ofMillis(200))) {
+        for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
           if (record.value() == null) {
             views.remove(record.key());
-          } else {
-            views.put(record.key(), record.value());
+            continue;
+          }
+          ViewRecord view = ViewRecords.decode(serdes.viewRecord().deserializer(), record);
+          if (view != null) {
+            views.put(record.key(), view);
           }
         }
       }

@@ -34,6 +34,8 @@ class FloeConfigTest {
     assertThat(streams.getProperty("processing.guarantee")).isEqualTo("exactly_once_v2");
     assertThat(streams.getProperty("application.id")).isEqualTo("floe");
     assertThat(streams.getProperty("errors.dead.letter.queue.topic.name")).isEqualTo("floe.dlq");
+    assertThat(streams.getProperty("deserialization.exception.handler"))
+        .isEqualTo("io.floe.topology.processor.DeadLetterDeserializationHandler");
     assertThat(streams).doesNotContainKey("floe.catalog.lake.type");
     assertThat(config.clientProperties()).containsEntry("bootstrap.servers", "localhost:9092");
   }

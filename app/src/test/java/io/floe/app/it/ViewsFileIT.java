@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.floe.app.config.FloeConfig;
+import io.floe.app.service.ViewsPublisher;
 import io.floe.app.testing.LogCapture;
+import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.RefreshMode;
 import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
@@ -171,5 +173,62 @@ class ViewsFileIT {
                 + " lake.market.trades: it is its source");
     assertThat(IcebergFixture.readAll(precious, precious.currentSnapshot().snapshotId()))
         .hasSize(1);
+  }
+
+  /** The views on the views topic now, read to its end. */
+  private java.util.Set<String> viewsInForce() {
+    return new ViewsPublisher(
+            Map.of("bootstrap.servers", FloeHarness.kafka().bootstrapServers()),
+            floe.topic("views"),
+            FloeSerdes.singleObject())
+        .read()
+        .keySet();
+  }
+
+  @Test
+  void shouldKeepEveryViewWhenTheFileIsTruncatedThenWrittenBack() throws Exception {
+    String full = "views:\n" + entry("volume", VOLUME) + entry("hourly", HOURLY);
+    write(full);
+    floe.start(
+        "a",
+        Map.of(
+            FloeConfig.VIEWS_FILE,
+            viewsFile.toString(),
+            FloeConfig.VIEWS_RELOAD_INTERVAL_MS,
+            "200"));
+    ViewDefinition volume = FloeHarness.view("volume", VOLUME);
+    ViewDefinition hourly = FloeHarness.view("hourly", HOURLY);
+    floe.awaitOracle(volume, trades);
+    floe.awaitOracle(hourly, trades);
+    java.util.Set<String> both = java.util.Set.of("volume", "hourly");
+
+    // A non-atomic save: the file is emptied, left so for many reload intervals, written back.
+    write("");
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> viewsInForce().equals(both));
+    // Cut after its first line, as an interrupted copy leaves it.
+    write("views:\n");
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> viewsInForce().equals(both));
+    write(full);
+    await()
+        .during(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> viewsInForce().equals(both));
+
+    // No view was ever deleted, and both still follow their source.
+    assertThat(floe.readAll("views")).noneMatch(record -> record.value() == null);
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:02:00Z", 11.0, 2L, "S")));
+    floe.announce("lake.market.trades");
+    floe.awaitOracle(volume, trades);
+    floe.awaitOracle(hourly, trades);
+
+    // Only an explicit empty list removes them.
+    write("views: []\n");
+    await().atMost(Duration.ofSeconds(30)).until(() -> viewsInForce().isEmpty());
   }
 }

@@ -4,13 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.floe.schemas.TableCommitted;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -42,20 +44,40 @@ public final class CommitEventDecoder {
     this.locator = locator;
   }
 
+  /**
+   * What a record is. Never throws: a record of a shape Floe cannot read, however broken, is {@link
+   * Decoded.Unrecognized} with the reason, for the dead-letter topic.
+   */
   public Decoded decode(String topic, Headers headers, byte[] value, Instant now) {
-    Map<String, String> cloudEvent = cloudEventHeaders(headers);
+    try {
+      return read(topic, headers, value, now);
+    } catch (RuntimeException e) {
+      // Every known shape is checked on the way; this is for the one nobody thought of, which must
+      // cost a dead letter, not the stream thread.
+      return new Decoded.Unrecognized("unknown", "cannot decode the record: " + e);
+    }
+  }
+
+  private Decoded read(String topic, Headers headers, byte[] value, Instant now) {
+    Map<String, String> cloudEvent = new HashMap<>();
+    String badHeader = cloudEventHeaders(headers, cloudEvent);
+    if (badHeader != null) {
+      return new Decoded.Unrecognized(
+          LakekeeperEvents.FORMAT, "CloudEvent header " + badHeader + " is not valid UTF-8");
+    }
     if (cloudEvent.containsKey("type")) {
-      return watchedOnly(LakekeeperEvents.decode(cloudEvent, json(value), lakekeeperCatalog, now));
+      return watchedOnly(
+          LakekeeperEvents.decode(
+              cloudEvent,
+              () -> value == null || value.length == 0 ? null : JSON.readTree(value),
+              lakekeeperCatalog,
+              now));
     }
     if (value == null || value.length == 0) {
       return new Decoded.Unrecognized("unknown", "empty record");
     }
     if (isAvro(value)) {
-      try {
-        return new Decoded.Notices("avro", List.of(avro.deserialize(topic, value)));
-      } catch (SerializationException e) {
-        return new Decoded.Unrecognized("avro", e.getMessage());
-      }
+      return avroNotice(topic, value);
     }
     JsonNode json = json(value);
     if (json == null || !json.isObject()) {
@@ -71,12 +93,30 @@ public final class CommitEventDecoder {
         }
       }
       return watchedOnly(
-          LakekeeperEvents.decode(attributes, json.get("data"), lakekeeperCatalog, now));
+          LakekeeperEvents.decode(attributes, () -> json.get("data"), lakekeeperCatalog, now));
     }
     if (json.has("Records") || json.has("EventName")) {
       return S3Notifications.decode(json, locator, now);
     }
     return new Decoded.Unrecognized("json", "JSON that is neither a CloudEvent nor an S3 event");
+  }
+
+  /** One of Floe's own notices; it must name a table, since it becomes a key of floe.commits. */
+  private Decoded avroNotice(String topic, byte[] value) {
+    TableCommitted notice;
+    try {
+      notice = avro.deserialize(topic, value);
+    } catch (RuntimeException e) {
+      // SerializationException, and whatever Avro throws on bytes that only look like a header.
+      return new Decoded.Unrecognized(
+          "avro", e.getMessage() == null ? e.toString() : e.getMessage());
+    }
+    try {
+      CommitNotice.tableOf(notice);
+    } catch (IllegalArgumentException e) {
+      return new Decoded.Unrecognized("avro", "a notice that names no table: " + e.getMessage());
+    }
+    return new Decoded.Notices("avro", List.of(notice));
   }
 
   /**
@@ -102,19 +142,32 @@ public final class CommitEventDecoder {
         || (value.length >= 5 && value[0] == 0);
   }
 
-  /** CloudEvent attributes of a binary-mode record: the {@code ce_*} headers, unprefixed. */
-  private static Map<String, String> cloudEventHeaders(Headers headers) {
-    Map<String, String> attributes = new HashMap<>();
-    if (headers != null) {
-      for (Header header : headers) {
-        if (header.key().startsWith(CE_HEADER_PREFIX) && header.value() != null) {
+  /**
+   * Collects the CloudEvent attributes of a binary-mode record (the {@code ce_*} headers,
+   * unprefixed) into {@code attributes}; returns the name of a header that is not UTF-8, or null.
+   */
+  private static String cloudEventHeaders(Headers headers, Map<String, String> attributes) {
+    if (headers == null) {
+      return null;
+    }
+    for (Header header : headers) {
+      if (header.key().startsWith(CE_HEADER_PREFIX) && header.value() != null) {
+        try {
           attributes.put(
               header.key().substring(CE_HEADER_PREFIX.length()),
-              new String(header.value(), StandardCharsets.UTF_8));
+              StandardCharsets.UTF_8
+                  .newDecoder()
+                  .onMalformedInput(CodingErrorAction.REPORT)
+                  .onUnmappableCharacter(CodingErrorAction.REPORT)
+                  .decode(ByteBuffer.wrap(header.value()))
+                  .toString());
+        } catch (CharacterCodingException e) {
+          // Decoded leniently, a name would become another table's, or no table at all.
+          return header.key();
         }
       }
     }
-    return attributes;
+    return null;
   }
 
   private static JsonNode json(byte[] value) {

@@ -34,8 +34,16 @@ public final class CommitNotice {
         .build();
   }
 
-  /** The table a notice names. */
+  /**
+   * The table a notice names.
+   *
+   * @throws IllegalArgumentException when the notice names no table: a part missing or empty, or
+   *     one Iceberg rejects (a NUL byte)
+   */
   public static TableName tableOf(TableCommitted notice) {
-    return new TableName(notice.getCatalog(), notice.getNamespace(), notice.getTable());
+    TableName table = new TableName(notice.getCatalog(), notice.getNamespace(), notice.getTable());
+    // Iceberg's own checks, here rather than as a catalog failure retried forever.
+    table.identifier();
+    return table;
   }
 }

@@ -6,7 +6,9 @@ import java.util.List;
 /** What a record on an event topic turned out to be. */
 public sealed interface Decoded {
 
-  /** The format the record was recognized as, for metrics: avro, lakekeeper, s3, or unknown. */
+  /**
+   * The format the record was recognized as, for metrics: avro, lakekeeper, s3, json or unknown.
+   */
   String format();
 
   /** Commit notices to publish. */

@@ -1,9 +1,12 @@
 package io.floe.topology.ingest;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.floe.schemas.TableCommitted;
 import io.floe.topology.view.TableName;
+import java.io.IOException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -26,13 +29,20 @@ final class LakekeeperEvents {
 
   private LakekeeperEvents() {}
 
+  /** The data of an event, read only for the events that use it. */
+  @FunctionalInterface
+  interface Data {
+
+    /** The data as JSON, or null when the event has none. */
+    JsonNode read() throws IOException;
+  }
+
   /**
    * @param attributes the event's context attributes and extensions (type, name, namespace, ...)
-   * @param data the event's data, or null
+   * @param data the event's data
    * @param catalog the Floe catalog Lakekeeper's tables are reached through, or null
    */
-  static Decoded decode(
-      Map<String, String> attributes, JsonNode data, String catalog, Instant now) {
+  static Decoded decode(Map<String, String> attributes, Data data, String catalog, Instant now) {
     String type = attributes.get("type");
     if (!TABLE_CHANGES.contains(type)) {
       return new Decoded.Ignored(FORMAT, "event " + type + " announces no table data change");
@@ -51,23 +61,65 @@ final class LakekeeperEvents {
           "a Lakekeeper event, but floe.events.lakekeeper.catalog does not name the catalog of"
               + " its tables");
     }
-    List<String> levels = Arrays.asList(namespace.split(NAMESPACE_SEPARATOR, -1));
-    TableCommitted notice =
-        CommitNotice.of(
-            new TableName(catalog, levels, name), snapshotId(data), null, now, "lakekeeper");
+    TableName table;
+    try {
+      table = new TableName(catalog, Arrays.asList(namespace.split(NAMESPACE_SEPARATOR, -1)), name);
+      table.identifier();
+    } catch (IllegalArgumentException e) {
+      return new Decoded.Unrecognized(
+          FORMAT, "event " + type + " names no table: " + e.getMessage());
+    }
+    JsonNode body;
+    try {
+      body = data.read();
+    } catch (IOException e) {
+      String problem = e instanceof JsonProcessingException json ? json.getOriginalMessage() : "";
+      return new Decoded.Unrecognized(
+          FORMAT, "event " + type + " of " + table + " has data that is not JSON: " + problem);
+    }
+    JsonNode malformed = malformedSnapshotId(body);
+    if (malformed != null) {
+      return new Decoded.Unrecognized(
+          FORMAT,
+          "event "
+              + type
+              + " of "
+              + table
+              + " adds a snapshot whose snapshot-id is not a 64-bit integer: "
+              + malformed);
+    }
+    TableCommitted notice = CommitNotice.of(table, snapshotId(body), null, now, "lakekeeper");
     return new Decoded.Notices(FORMAT, List.of(notice));
+  }
+
+  private static Iterable<JsonNode> addedSnapshots(JsonNode data) {
+    List<JsonNode> snapshots = new ArrayList<>();
+    if (data != null) {
+      for (JsonNode update : data.path("updates")) {
+        if ("add-snapshot".equals(update.path("action").asText())
+            && update.path("snapshot").has("snapshot-id")) {
+          snapshots.add(update.path("snapshot").get("snapshot-id"));
+        }
+      }
+    }
+    return snapshots;
+  }
+
+  /** The first snapshot id of an {@code add-snapshot} update that is no long, or null. */
+  private static JsonNode malformedSnapshotId(JsonNode data) {
+    for (JsonNode id : addedSnapshots(data)) {
+      if (!id.isIntegralNumber() || !id.canConvertToLong()) {
+        return id;
+      }
+    }
+    return null;
   }
 
   /** The snapshot the commit added (the last {@code add-snapshot} update), if the data says. */
   private static Long snapshotId(JsonNode data) {
     Long id = null;
-    if (data != null) {
-      for (JsonNode update : data.path("updates")) {
-        if ("add-snapshot".equals(update.path("action").asText())
-            && update.path("snapshot").has("snapshot-id")) {
-          id = update.path("snapshot").get("snapshot-id").asLong();
-        }
-      }
+    for (JsonNode added : addedSnapshots(data)) {
+      id = added.asLong();
     }
     return id;
   }

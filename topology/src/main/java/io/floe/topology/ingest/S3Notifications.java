@@ -30,7 +30,18 @@ final class S3Notifications {
       String bucket = record.path("s3").path("bucket").path("name").asText(null);
       String key = record.path("s3").path("object").path("key").asText(null);
       if (isCreated(name) && bucket != null && key != null) {
-        locations.add("s3://" + bucket + "/" + URLDecoder.decode(key, StandardCharsets.UTF_8));
+        try {
+          locations.add("s3://" + bucket + "/" + URLDecoder.decode(key, StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+          return new Decoded.Unrecognized(
+              FORMAT,
+              "object key '"
+                  + key
+                  + "' of bucket "
+                  + bucket
+                  + " is not URL-encoded: "
+                  + e.getMessage());
+        }
       }
     }
     // MinIO also names the object at the top level, as bucket/key.

@@ -201,7 +201,17 @@ public final class ResolveSnapshotsProcessor
     if (cursor == null) {
       return;
     }
-    TableName name = TableName.parse(key);
+    TableName name;
+    try {
+      name = TableName.parse(key);
+    } catch (IllegalArgumentException e) {
+      // Written before notices were checked (an empty table name, say): no table to read, and a
+      // tick that throws would end the stream thread on every start.
+      LOG.warn("Dropping the cursor of '{}', which names no table: {}", key, e.getMessage());
+      cursors.delete(key);
+      retries.remove(key);
+      return;
+    }
     walks.start(key, () -> walk(name, cursor));
   }
 

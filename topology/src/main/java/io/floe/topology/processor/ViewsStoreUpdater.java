@@ -1,9 +1,12 @@
 package io.floe.topology.processor;
 
 import io.floe.schemas.ViewRecord;
+import io.floe.topology.FloeMetrics;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.ViewIndex;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -17,15 +20,38 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>The store is in memory, so that every start reads the topic from its beginning through this
  * processor (Kafka Streams reprocesses global stores on restore): the index is then complete, and
  * each definition's revision is its offset, which orders the definitions of a view.
+ *
+ * <p>The topic is read as bytes and decoded here, because the global thread cannot survive a record
+ * that fails in Kafka Streams' own deserialization (see {@link DeadLetterDeserializationHandler}).
+ * A record that does not decode is sent to the dead-letter sink, counted and skipped: the earlier
+ * definition of that view stays in force. A definition that decodes but is invalid is the index's
+ * to reject.
  */
-public final class ViewsStoreUpdater implements Processor<String, ViewRecord, Void, Void> {
+public final class ViewsStoreUpdater implements Processor<byte[], byte[], Void, Void> {
+
+  /** The node name, also the processor tag of its dead letters. */
+  public static final String NAME = "views-source";
 
   private final ViewIndex index;
+  private final Deserializer<ViewRecord> records;
+  private final DeadLetterSink deadLetters;
+  private final FloeMetrics metrics;
   private ProcessorContext<Void, Void> context;
   private KeyValueStore<String, ViewRecord> views;
 
-  public ViewsStoreUpdater(ViewIndex index) {
+  /**
+   * @param records decodes the values of floe.views
+   * @param deadLetters where records that do not decode go
+   */
+  public ViewsStoreUpdater(
+      ViewIndex index,
+      Deserializer<ViewRecord> records,
+      DeadLetterSink deadLetters,
+      FloeMetrics metrics) {
     this.index = index;
+    this.records = records;
+    this.deadLetters = deadLetters;
+    this.metrics = metrics;
   }
 
   @Override
@@ -35,17 +61,37 @@ public final class ViewsStoreUpdater implements Processor<String, ViewRecord, Vo
   }
 
   @Override
-  public void process(Record<String, ViewRecord> record) {
-    String name = record.key();
-    if (name == null) {
+  public void process(Record<byte[], byte[]> record) {
+    if (record.key() == null) {
       return;
     }
+    String name = new String(record.key(), StandardCharsets.UTF_8);
     long revision = context.recordMetadata().map(RecordMetadata::offset).orElse(-1L);
     if (record.value() == null) {
       views.delete(name);
-    } else {
-      views.put(name, record.value());
+      StoredView.apply(index, name, null, revision);
+      return;
     }
-    StoredView.apply(index, name, record.value(), revision);
+    ViewRecord value;
+    try {
+      String topic = context.recordMetadata().map(RecordMetadata::topic).orElse(null);
+      value = records.deserialize(topic, record.headers(), record.value());
+    } catch (RuntimeException e) {
+      deadLetter(record, name, DeadLetterDeserializationHandler.reason(e));
+      return;
+    }
+    views.put(name, value);
+    StoredView.apply(index, name, value, revision);
+  }
+
+  private void deadLetter(Record<byte[], byte[]> record, String view, String reason) {
+    String origin = context.recordMetadata().map(DeadLetters::origin).orElse("floe.views");
+    String kept = reason + " (the earlier definition of view " + view + ", if any, stays in force)";
+    metrics.deadLettered(NAME, kept);
+    deadLetters.send(
+        record.key(),
+        record.value(),
+        record.timestamp(),
+        DeadLetters.headers(record.headers(), origin, NAME, kept));
   }
 }

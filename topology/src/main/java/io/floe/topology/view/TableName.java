@@ -2,7 +2,6 @@ package io.floe.topology.view;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -12,14 +11,29 @@ import org.apache.iceberg.catalog.TableIdentifier;
  */
 public record TableName(String catalog, List<String> namespace, String table) {
 
+  /**
+   * @throws IllegalArgumentException when a part is missing or empty: names come from the wire
+   *     (commit notices, events, snapshot events), and a name that {@link #parse} would not read
+   *     back must not become a store key
+   */
   public TableName {
-    Objects.requireNonNull(catalog, "catalog");
-    Objects.requireNonNull(table, "table");
-    namespace = List.copyOf(namespace);
-    if (namespace.isEmpty()) {
+    if (namespace == null || namespace.isEmpty()) {
       throw new IllegalArgumentException(
           "A table name needs a namespace: " + catalog + "." + table);
     }
+    if (isEmpty(catalog) || isEmpty(table) || namespace.stream().anyMatch(TableName::isEmpty)) {
+      List<String> parts = new ArrayList<>();
+      parts.add(String.valueOf(catalog));
+      namespace.forEach(level -> parts.add(String.valueOf(level)));
+      parts.add(String.valueOf(table));
+      throw new IllegalArgumentException(
+          "Table name '" + String.join(".", parts) + "' has an empty part");
+    }
+    namespace = List.copyOf(namespace);
+  }
+
+  private static boolean isEmpty(String part) {
+    return part == null || part.isBlank();
   }
 
   /**

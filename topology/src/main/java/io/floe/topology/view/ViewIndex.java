@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * or scanning every view. Every stream thread, the HTTP API and the watchers share it.
  *
  * <p>Reads see an immutable snapshot and never block; the rare updates replace the snapshot. A
- * definition that cannot be compiled is logged once and kept out of the index (with its reason, for
- * the API), never fatal.
+ * definition that cannot be compiled is logged once and skipped, never fatal: the view's earlier
+ * definition, if any, stays in force, and the rejection is kept with its reason for the API.
  */
 public final class ViewIndex {
 
@@ -89,8 +89,8 @@ public final class ViewIndex {
   }
 
   /**
-   * Records that the view's definition at {@code revision} cannot be used, taking the view out of
-   * force; logged once per definition.
+   * Records that the view's definition at {@code revision} cannot be used: it is skipped, and the
+   * view's earlier definition, if any, stays in force; logged once per definition.
    */
   public synchronized void reject(String name, long revision, String reason) {
     Snapshot now = snapshot;
@@ -98,9 +98,14 @@ public final class ViewIndex {
     if (known != null && known.revision() == revision) {
       return;
     }
-    LOG.warn("Ignoring the definition of view {} (revision {}): {}", name, revision, reason);
+    CompiledView current = now.byName().get(name);
+    LOG.warn(
+        "Skipping the definition of view {} at revision {}: {}{}",
+        name,
+        revision,
+        reason,
+        current == null ? "" : "; revision " + current.revision() + " stays in force");
     Map<String, CompiledView> byName = new HashMap<>(now.byName());
-    byName.remove(name);
     Map<String, Rejected> rejected = new HashMap<>(now.rejected());
     rejected.put(name, new Rejected(revision, reason));
     snapshot = Snapshot.of(byName, rejected, now.generation() + 1);
@@ -149,7 +154,7 @@ public final class ViewIndex {
     return snapshot.bySource().keySet();
   }
 
-  /** The definitions of floe.views that are not in force, by view name. */
+  /** The latest definition of each view that was skipped because it cannot be used, by name. */
   public Map<String, Rejected> rejected() {
     return snapshot.rejected();
   }

@@ -91,17 +91,23 @@ public final class ViewsFile {
 
   /** Loads the views of a file. */
   public static List<ViewDefinition> load(Path path) throws ViewsFileException {
-    String text;
+    return parse(path.toString(), read(path));
+  }
+
+  /** The text of a views file, for {@link #parse}. */
+  public static String read(Path path) throws ViewsFileException {
     try {
-      text = Files.readString(path, StandardCharsets.UTF_8);
+      return Files.readString(path, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new ViewsFileException(path + ": cannot read views file: " + e.getMessage());
     }
-    return parse(path.toString(), text);
   }
 
   /**
-   * Parses views from YAML text.
+   * Parses views from YAML text. A text without a document (empty, only blanks or comments) and a
+   * {@code views} key without a list are errors, not "no views": that is what an editor's
+   * non-atomic save or an interrupted copy leaves for a moment, and reading it as no views would
+   * delete them all. Only an explicit {@code views: []} declares none.
    *
    * @param source the file name, for messages
    */
@@ -149,8 +155,11 @@ public final class ViewsFile {
     } catch (YAMLException e) {
       throw new ViewsFileException(source + ": malformed YAML: " + e.getMessage());
     }
-    if (root == null) {
-      return List.of();
+    if (root == null || isNull(root)) {
+      throw new ViewsFileException(
+          source
+              + ": the views file is empty (if it is being written, it is read again); write"
+              + " 'views: []' to remove every view");
     }
     List<Node> items = viewsList(root);
     if (items == null) {
@@ -206,7 +215,11 @@ public final class ViewsFile {
       return null;
     }
     if (isNull(views)) {
-      return List.of();
+      problems.add(
+          at(root.getStartMark())
+              + "'views' has no list (the file may be cut short); write 'views: []' to remove"
+              + " every view");
+      return null;
     }
     if (!(views instanceof SequenceNode sequence)) {
       problems.add(at(views.getStartMark()) + "'views' must be a list of views");

@@ -14,8 +14,12 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Commit events of every supported shape, from recorded payloads in src/test/resources/events. */
 class CommitEventDecoderTest {
@@ -202,5 +206,164 @@ class CommitEventDecoderTest {
 
     assertThat(decoded).isInstanceOf(Decoded.Ignored.class);
     assertThat(((Decoded.Ignored) decoded).reason()).contains("no view reads");
+  }
+
+  private static byte[] avroNotice(String catalog, List<String> namespace, String table) {
+    return FloeSerdes.singleObject()
+        .tableCommitted()
+        .serializer()
+        .serialize(
+            "t",
+            TableCommitted.newBuilder()
+                .setCatalog(catalog)
+                .setNamespace(namespace)
+                .setTable(table)
+                .setEventTime(NOW)
+                .setProducer("metrics-reporter")
+                .build());
+  }
+
+  /** A Lakekeeper updateTable event in binary mode, with the given name headers and data. */
+  private static Arguments lakekeeper(
+      String label, byte[] namespace, byte[] name, String data, String reason) {
+    RecordHeaders headers = new RecordHeaders();
+    headers.add("ce_specversion", "1.0".getBytes(StandardCharsets.UTF_8));
+    headers.add("ce_type", "updateTable".getBytes(StandardCharsets.UTF_8));
+    headers.add("ce_namespace", namespace);
+    headers.add("ce_name", name);
+    return Arguments.of(
+        label, headers, data == null ? null : data.getBytes(StandardCharsets.UTF_8), reason);
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static Stream<Arguments> shapesThatNameNoTable() {
+    byte[] notice = avroNotice("lake", List.of("market"), "trades");
+    return Stream.of(
+        Arguments.of(
+            "a notice with an empty namespace",
+            new RecordHeaders(),
+            avroNotice("lake", List.of(), "trades"),
+            "a notice that names no table: A table name needs a namespace: lake.trades"),
+        Arguments.of(
+            "a notice with an empty table",
+            new RecordHeaders(),
+            avroNotice("lake", List.of("market"), ""),
+            "a notice that names no table: Table name 'lake.market.' has an empty part"),
+        Arguments.of(
+            "a notice with an empty namespace level",
+            new RecordHeaders(),
+            avroNotice("lake", List.of("", "market"), "trades"),
+            "Table name 'lake..market.trades' has an empty part"),
+        Arguments.of(
+            "a notice with an empty catalog",
+            new RecordHeaders(),
+            avroNotice(" ", List.of("market"), "trades"),
+            "Table name ' .market.trades' has an empty part"),
+        Arguments.of(
+            "a notice whose namespace holds a NUL byte",
+            new RecordHeaders(),
+            avroNotice("lake", List.of("mar\u0000ket"), "trades"),
+            "null-byte"),
+        Arguments.of(
+            "a notice cut short",
+            new RecordHeaders(),
+            java.util.Arrays.copyOf(notice, notice.length - 4),
+            "Cannot decode TableCommitted"),
+        lakekeeper(
+            "an event with an empty namespace",
+            utf8(""),
+            utf8("trades"),
+            "{}",
+            "event updateTable names no table: Table name 'lake..trades' has an empty part"),
+        lakekeeper(
+            "an event with an empty name",
+            utf8("market"),
+            utf8(""),
+            "{}",
+            "event updateTable names no table: Table name 'lake.market.' has an empty part"),
+        lakekeeper(
+            "an event whose namespace ends in a separator",
+            utf8("market\u001f"),
+            utf8("trades"),
+            "{}",
+            "Table name 'lake.market..trades' has an empty part"),
+        lakekeeper(
+            "an event whose name header is not UTF-8",
+            utf8("market"),
+            new byte[] {'t', (byte) 0xFF, 'r'},
+            "{}",
+            "CloudEvent header ce_name is not valid UTF-8"),
+        lakekeeper(
+            "an event whose data is not JSON",
+            utf8("market"),
+            utf8("trades"),
+            "{\"updates\": [",
+            "event updateTable of lake.market.trades has data that is not JSON"),
+        lakekeeper(
+            "an event whose snapshot id is text",
+            utf8("market"),
+            utf8("trades"),
+            "{\"updates\": [{\"action\": \"add-snapshot\", \"snapshot\": {\"snapshot-id\": \"x\"}}]}",
+            "adds a snapshot whose snapshot-id is not a 64-bit integer: \"x\""),
+        lakekeeper(
+            "an event whose snapshot id overflows",
+            utf8("market"),
+            utf8("trades"),
+            "{\"updates\": [{\"action\": \"add-snapshot\","
+                + " \"snapshot\": {\"snapshot-id\": 99999999999999999999}}]}",
+            "snapshot-id is not a 64-bit integer: 99999999999999999999"),
+        Arguments.of(
+            "a structured event with an empty namespace",
+            new RecordHeaders(),
+            utf8(
+                "{\"specversion\":\"1.0\",\"type\":\"createTable\",\"name\":\"trades\","
+                    + "\"namespace\":\"\",\"data\":null}"),
+            "event createTable names no table"),
+        Arguments.of(
+            "an S3 notification whose object key is not URL-encoded",
+            new RecordHeaders(),
+            utf8(
+                "{\"Records\":[{\"eventName\":\"s3:ObjectCreated:Put\",\"s3\":{\"bucket\":"
+                    + "{\"name\":\"warehouse\"},\"object\":{\"key\":"
+                    + "\"market/trades/metadata/%zz.metadata.json\"}}}]}"),
+            "object key 'market/trades/metadata/%zz.metadata.json' of bucket warehouse is not"
+                + " URL-encoded"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("shapesThatNameNoTable")
+  void shouldRejectEveryShapeThatNamesNoTableWithTheReason(
+      String label, RecordHeaders headers, byte[] value, String reason) {
+    Decoded decoded = decoder.decode("events", headers, value, NOW);
+
+    assertThat(decoded).as(label).isInstanceOf(Decoded.Unrecognized.class);
+    assertThat(((Decoded.Unrecognized) decoded).reason()).as(label).contains(reason);
+  }
+
+  @Test
+  void shouldRejectARecordWhoseDecodingFailsInAWayNobodyForesaw() {
+    TableLocator failing =
+        location -> {
+          throw new IllegalStateException("a locator bug");
+        };
+    CommitEventDecoder decoder =
+        new CommitEventDecoder(
+            FloeSerdes.singleObject().tableCommitted().deserializer(), "lake", failing);
+
+    Decoded decoded =
+        decoder.decode(
+            "s3-events",
+            new RecordHeaders(),
+            utf8(
+                "{\"EventName\":\"s3:ObjectCreated:Put\","
+                    + "\"Key\":\"warehouse/market/trades/metadata/1.metadata.json\"}"),
+            NOW);
+
+    assertThat(decoded).isInstanceOf(Decoded.Unrecognized.class);
+    assertThat(((Decoded.Unrecognized) decoded).reason())
+        .isEqualTo("cannot decode the record: java.lang.IllegalStateException: a locator bug");
   }
 }

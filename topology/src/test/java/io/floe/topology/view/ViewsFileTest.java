@@ -78,10 +78,42 @@ class ViewsFileTest {
   }
 
   @Test
-  void shouldReadAnEmptyFileAsNoViews() throws ViewsFileException {
-    assertThat(ViewsFile.parse("views.yaml", "")).isEmpty();
+  void shouldReadAnExplicitEmptyListAsNoViews() throws ViewsFileException {
     assertThat(ViewsFile.parse("views.yaml", "views: []")).isEmpty();
-    assertThat(ViewsFile.parse("views.yaml", "views:")).isEmpty();
+    assertThat(ViewsFile.parse("views.yaml", "# every view retired\nviews: [ ]\n")).isEmpty();
+  }
+
+  @Test
+  void shouldRejectAFileWithoutADocumentRatherThanReadNoViews() {
+    for (String empty : List.of("", "  \n\n", "# views are coming\n", "---\n")) {
+      assertThatThrownBy(() -> ViewsFile.parse("views.yaml", empty))
+          .as("%s", empty)
+          .isInstanceOf(ViewsFileException.class)
+          .hasMessage(
+              "views.yaml: the views file is empty (if it is being written, it is read again);"
+                  + " write 'views: []' to remove every view");
+    }
+  }
+
+  @Test
+  void shouldRejectAViewsKeyWithoutAListAsAFileCutShort() {
+    for (String cut : List.of("views:", "views:\n", "views: ~\n")) {
+      assertThatThrownBy(() -> ViewsFile.parse("views.yaml", cut))
+          .as("%s", cut)
+          .isInstanceOf(ViewsFileException.class)
+          .hasMessage(
+              "views.yaml:1:1: 'views' has no list (the file may be cut short); write"
+                  + " 'views: []' to remove every view");
+    }
+  }
+
+  @Test
+  void shouldNameTheFileWhenAZeroByteFileIsLoaded(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("views.yaml"), "");
+
+    assertThatThrownBy(() -> ViewsFile.load(file))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessageStartingWith(file + ": the views file is empty");
   }
 
   @Test
