@@ -11,11 +11,13 @@ import io.floe.schemas.ViewRecord;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ValidatedView;
 import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewIndex;
 import io.floe.topology.view.ViewValidator;
 import io.floe.topology.view.ViewsFile;
 import io.floe.topology.view.ViewsFileException;
@@ -26,7 +28,6 @@ import io.javalin.http.Header;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.staticfiles.Location;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -85,6 +86,7 @@ public final class HttpApi implements AutoCloseable {
   private final ViewCommands commands;
   private final FloeMeters meters;
   private final HttpAccess access;
+  private final ViewIndex views;
   private final AtomicBoolean everRunning = new AtomicBoolean();
   private final Object writes = new Object();
   private volatile KafkaStreams streams;
@@ -96,11 +98,13 @@ public final class HttpApi implements AutoCloseable {
       CatalogConfig catalogs,
       ViewCommands commands,
       FloeMeters meters,
-      HttpAccess access) {
+      HttpAccess access,
+      ViewIndex views) {
     this.catalogs = catalogs;
     this.commands = commands;
     this.meters = meters;
     this.access = access;
+    this.views = views;
     this.app =
         Javalin.create(
             config -> {
@@ -117,15 +121,20 @@ public final class HttpApi implements AutoCloseable {
     LOG.info("HTTP server listening on {}:{} ({})", host, app.port(), access.describe());
   }
 
-  /** Starts the server; {@code port} 0 picks a free port. */
+  /**
+   * Starts the server; {@code port} 0 picks a free port.
+   *
+   * @param views the views in force, compiled: what the API says of a view comes from there
+   */
   public static HttpApi start(
       String host,
       int port,
       CatalogConfig catalogs,
       ViewCommands commands,
       FloeMeters meters,
-      HttpAccess access) {
-    return new HttpApi(host, port, catalogs, commands, meters, access);
+      HttpAccess access,
+      ViewIndex views) {
+    return new HttpApi(host, port, catalogs, commands, meters, access, views);
   }
 
   /** The port the server listens on. */
@@ -243,7 +252,7 @@ public final class HttpApi implements AutoCloseable {
     Map<String, ViewState> all = states == null ? Map.of() : states.all();
     ArrayNode views = ViewStates.MAPPER.createArrayNode();
     for (ViewRecord definition : definitions.values()) {
-      views.add(ViewJson.summary(definition, all.get(definition.getName())));
+      views.add(summary(definition, all.get(definition.getName())));
     }
     ctx.json(views);
   }
@@ -252,9 +261,13 @@ public final class HttpApi implements AutoCloseable {
     String name = ctx.pathParam("name");
     ViewRecord definition = definition(name);
     ViewState state = states == null ? null : states.one(name).orElse(null);
-    ObjectNode body = ViewJson.summary(definition, state);
+    ObjectNode body = summary(definition, state);
     body.set("definition", ViewJson.definition(definition));
-    ValidatedView checked = check(StoredView.of(definition).toDefinition());
+    Optional<CompiledView> compiled = views.view(name);
+    ValidatedView checked =
+        compiled.isPresent()
+            ? ViewValidator.validate(compiled.get(), catalogs.schemaLookup())
+            : check(StoredView.of(definition).toDefinition());
     body.set("plan", ViewJson.plan(checked));
     body.set("recentRefreshes", ViewJson.recent(state));
     ctx.json(body);
@@ -403,6 +416,16 @@ public final class HttpApi implements AutoCloseable {
     }
   }
 
+  /** A view as listed, from its compiled form in the index. */
+  private ObjectNode summary(ViewRecord definition, ViewState state) {
+    String name = definition.getName();
+    return ViewJson.summary(
+        definition,
+        views.view(name).map(CompiledView::query).orElse(null),
+        views.rejected().get(name),
+        state);
+  }
+
   private ValidatedView check(ViewDefinition view) {
     return ViewValidator.validate(List.of(view), catalogs.schemaLookup()).get(0);
   }
@@ -413,11 +436,7 @@ public final class HttpApi implements AutoCloseable {
    */
   private void publish(ViewDefinition view, Map<String, ViewRecord> definitions)
       throws InterruptedException {
-    List<ViewDefinition> inForce = new ArrayList<>();
-    for (ViewRecord record : definitions.values()) {
-      inForce.add(StoredView.of(record).toDefinition());
-    }
-    Map<String, String> refused = ViewConflicts.check(inForce, List.of(view), catalogs.targets());
+    Map<String, String> refused = ViewConflicts.check(views, List.of(view), catalogs.targets());
     if (!refused.isEmpty()) {
       throw new ApiException(HttpStatus.CONFLICT, refused.get(view.name()));
     }

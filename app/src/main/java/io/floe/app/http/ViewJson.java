@@ -6,6 +6,7 @@ import io.floe.schemas.ViewRecord;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ValidatedView;
+import io.floe.topology.view.ViewIndex;
 import io.floe.topology.view.ViewPlan;
 import java.util.Map;
 import org.apache.iceberg.types.Types;
@@ -18,15 +19,21 @@ final class ViewJson {
 
   private ViewJson() {}
 
-  /** A view as listed: where it reads and writes, and how it stands. */
-  static ObjectNode summary(ViewRecord definition, ViewState state) {
+  /**
+   * A view as listed: where it reads and writes, and how it stands.
+   *
+   * @param query the structure of the definition in force, or null when none compiled
+   * @param rejected the view's latest definition when it was skipped because it cannot be used
+   */
+  static ObjectNode summary(
+      ViewRecord definition, ParsedViewQuery query, ViewIndex.Rejected rejected, ViewState state) {
     ObjectNode node = ViewStates.MAPPER.createObjectNode();
     node.put("name", definition.getName());
     node.put("target", definition.getTarget());
     node.put("origin", definition.getOrigin());
-    ParsedViewQuery query = parsed(definition.getQuery());
     node.put("source", query == null ? null : query.source().toString());
     node.put("granularity", query == null ? null : query.granularity().unit());
+    node.put("definitionError", rejected == null ? null : rejected.reason());
     if (state == null) {
       node.put("status", "UNKNOWN");
       return node;
@@ -132,13 +139,5 @@ final class ViewJson {
     ObjectNode node = HttpApi.error(message, details);
     node.put("valid", false);
     return node;
-  }
-
-  private static ParsedViewQuery parsed(String query) {
-    try {
-      return io.floe.topology.view.sql.ViewQueryParser.parse(query);
-    } catch (io.floe.topology.view.InvalidViewException e) {
-      return null;
-    }
   }
 }

@@ -136,7 +136,8 @@ public final class FloeService implements AutoCloseable {
               catalogs,
               commands,
               metrics,
-              httpAccess);
+              httpAccess,
+              views);
       // Other instances reach this one's view states through its HTTP server.
       streamsProperties.putIfAbsent(
           StreamsConfig.APPLICATION_SERVER_CONFIG,

@@ -65,6 +65,21 @@ public final class ViewConflicts {
     return new ViewConflicts().run(inForce, writes, targets);
   }
 
+  /**
+   * {@link #check} against the views of an index, whose sources are known without parsing their
+   * queries again.
+   */
+  public static Map<String, String> check(
+      ViewIndex inForce, List<ViewDefinition> writes, Targets targets) {
+    ViewConflicts conflicts = new ViewConflicts();
+    List<ViewDefinition> definitions = new ArrayList<>();
+    for (CompiledView view : inForce.views()) {
+      definitions.add(view.definition());
+      conflicts.sources.put(view.definition().query(), Optional.of(view.source()));
+    }
+    return conflicts.run(definitions, writes, targets);
+  }
+
   private Map<String, String> run(
       Collection<ViewDefinition> inForce, List<ViewDefinition> writes, Targets targets) {
     // The catalog is asked once per write; the other rules depend on which writes go ahead.

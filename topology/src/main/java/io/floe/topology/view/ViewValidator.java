@@ -66,6 +66,34 @@ public final class ViewValidator {
     return results;
   }
 
+  /**
+   * A compiled view checked against its source table's current schema, bound through the view's own
+   * memo: nothing is parsed again.
+   */
+  public static ValidatedView validate(CompiledView view, SchemaLookup lookup) {
+    ViewDefinition definition = view.definition();
+    Optional<Schema> schema;
+    try {
+      schema = lookup.schemaOf(view.source());
+    } catch (IllegalArgumentException e) {
+      return ValidatedView.invalid(definition, view.query(), e.getMessage());
+    }
+    if (schema.isEmpty()) {
+      return new ValidatedView(
+          definition,
+          view.query(),
+          null,
+          "source table " + view.source() + " does not exist",
+          true,
+          null);
+    }
+    try {
+      return ValidatedView.valid(definition, view.query(), view.bind(schema.get()).plan());
+    } catch (InvalidViewException e) {
+      return ValidatedView.invalid(definition, view.query(), e);
+    }
+  }
+
   private ValidatedView check(ViewDefinition view) {
     ValidatedView known = done.get(view.name());
     if (known != null) {
