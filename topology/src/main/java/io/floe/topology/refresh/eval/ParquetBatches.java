@@ -1,5 +1,6 @@
 package io.floe.topology.refresh.eval;
 
+import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.refresh.eval.Vectors.DoubleVector;
 import io.floe.topology.refresh.eval.Vectors.LongVector;
 import io.floe.topology.refresh.eval.Vectors.Vector;
@@ -23,8 +24,13 @@ import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.filter2.predicate.FilterApi;
+import org.apache.parquet.filter2.predicate.FilterPredicate;
+import org.apache.parquet.filter2.predicate.Operators;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.Converter;
@@ -70,8 +76,7 @@ final class ParquetBatches {
   /** Reads the task into {@code sink}, or returns null when the file needs the generic reader. */
   static Read read(ScanColumns columns, FileScanTask task, BatchSink sink) {
     org.apache.iceberg.io.InputFile input = columns.io().newInputFile(task.file());
-    try (ParquetFileReader reader =
-        ParquetFileReader.open(parquetFile(input), ParquetReadOptions.builder().build())) {
+    try (ParquetFileReader reader = open(parquetFile(input), columns)) {
       MessageType fileSchema = reader.getFileMetaData().getSchema();
       List<Types.NestedField> fields = columns.projection().columns();
       List<org.apache.parquet.schema.Type> requestedFields = new ArrayList<>();
@@ -134,9 +139,13 @@ final class ParquetBatches {
           skipped++;
           continue;
         }
-        read++;
-        try (PageReadStore pages = reader.readRowGroup(b)) {
-          rows += readRowGroup(pages, requested, root, converters, reader, first, deleted, sink);
+        try (PageReadStore filtered = reader.readFilteredRowGroup(b)) {
+          if (filtered == null || filtered.getRowCount() == 0) {
+            skipped++;
+            continue;
+          }
+          read++;
+          rows += readRowGroup(filtered, requested, root, converters, reader, first, deleted, sink);
         }
       }
       return new Read(rows, read, skipped);
@@ -162,6 +171,9 @@ final class ParquetBatches {
       readers[c] = store.getColumnReader(descriptors.get(c));
     }
     long total = pages.getRowCount();
+    // With pages skipped, the rows that remain and their indexes in the row group.
+    java.util.PrimitiveIterator.OfLong indexes = pages.getRowIndexes().orElse(null);
+    long[] positions = deleted == null ? null : new long[Vectors.BATCH];
     long live = 0;
     for (long done = 0; done < total; ) {
       int n = (int) Math.min(Vectors.BATCH, total - done);
@@ -181,9 +193,12 @@ final class ParquetBatches {
       }
       int kept = n;
       if (deleted != null) {
+        for (int i = 0; i < n; i++) {
+          positions[i] = firstPosition + (indexes == null ? done + i : indexes.nextLong());
+        }
         kept = 0;
         for (int i = 0; i < n; i++) {
-          if (!deleted.isDeleted(firstPosition + done + i)) {
+          if (!deleted.isDeleted(positions[i])) {
             if (kept != i) {
               for (ValueConverter converter : converters) {
                 converter.vector.move(i, kept);
@@ -200,6 +215,109 @@ final class ParquetBatches {
       done += n;
     }
     return live;
+  }
+
+  /**
+   * Opens a file with the page filter of the recompute's buckets, reading the footer once: the
+   * filter needs the file's name of the bucket column, which only the footer knows.
+   */
+  private static ParquetFileReader open(org.apache.parquet.io.InputFile file, ScanColumns columns)
+      throws IOException {
+    org.apache.parquet.io.SeekableInputStream stream = file.newStream();
+    try {
+      ParquetMetadata footer =
+          ParquetFileReader.readFooter(file, ParquetReadOptions.builder().build(), stream);
+      org.apache.parquet.schema.Type bucketField =
+          fieldById(footer.getFileMetaData().getSchema(), columns.bucketFieldId());
+      FilterPredicate pages = bucketField == null ? null : pageFilter(bucketField, columns);
+      ParquetReadOptions.Builder options = ParquetReadOptions.builder();
+      if (pages != null) {
+        // Only the column-index (page) filter: row groups are pruned apart, rows checked exactly.
+        options
+            .withRecordFilter(FilterCompat.get(pages))
+            .useColumnIndexFilter(true)
+            .useStatsFilter(false)
+            .useDictionaryFilter(false)
+            .useBloomFilter(false)
+            .useRecordFilter(false);
+      }
+      return new ParquetFileReader(file, footer, options.build(), stream);
+    } catch (IOException | RuntimeException e) {
+      try {
+        stream.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  /** Beyond this many ranges, pages are pruned by their envelope. */
+  private static final int MAX_PAGE_RANGES = 64;
+
+  /**
+   * A Parquet predicate on the bucket column that keeps the pages whose column-index statistics may
+   * hold rows of the recomputed buckets, or null when the column is not a plain int or long.
+   */
+  static FilterPredicate pageFilter(org.apache.parquet.schema.Type field, ScanColumns columns) {
+    if (!field.isPrimitive()) {
+      return null;
+    }
+    PrimitiveTypeName physical = field.asPrimitiveType().getPrimitiveTypeName();
+    if (physical != PrimitiveTypeName.INT64 && physical != PrimitiveTypeName.INT32) {
+      return null;
+    }
+    boolean ints = physical == PrimitiveTypeName.INT32;
+    String path = field.getName();
+    List<BucketRange> ranges = columns.ranges().ranges();
+    if (ranges.size() == 1
+        && ranges.get(0).start() == Long.MIN_VALUE
+        && ranges.get(0).end() == Long.MAX_VALUE) {
+      // Every bucket: no page to skip, so no column index to read.
+      return null;
+    }
+    if (ranges.size() > MAX_PAGE_RANGES) {
+      ranges = List.of(new BucketRange(ranges.get(0).start(), ranges.get(ranges.size() - 1).end()));
+    }
+    FilterPredicate any = null;
+    if (columns.nullBucket()) {
+      any =
+          ints
+              ? FilterApi.eq(FilterApi.intColumn(path), (Integer) null)
+              : FilterApi.eq(FilterApi.longColumn(path), (Long) null);
+    }
+    for (BucketRange range : ranges) {
+      FilterPredicate one = ints ? intRange(path, range) : longRange(path, range);
+      any = any == null ? one : FilterApi.or(any, one);
+    }
+    // No bucket at all: nothing to read, which the pruned row groups already ensure.
+    return any;
+  }
+
+  private static FilterPredicate longRange(String path, BucketRange range) {
+    Operators.LongColumn column = FilterApi.longColumn(path);
+    FilterPredicate lower =
+        range.start() == Long.MIN_VALUE
+            ? FilterApi.notEq(column, (Long) null)
+            : FilterApi.gtEq(column, range.start());
+    FilterPredicate upper =
+        range.end() == Long.MAX_VALUE
+            ? FilterApi.notEq(column, (Long) null)
+            : FilterApi.lt(column, range.end());
+    return FilterApi.and(lower, upper);
+  }
+
+  private static FilterPredicate intRange(String path, BucketRange range) {
+    Operators.IntColumn column = FilterApi.intColumn(path);
+    FilterPredicate lower =
+        range.start() <= Integer.MIN_VALUE
+            ? FilterApi.notEq(column, (Integer) null)
+            : FilterApi.gtEq(column, (int) Math.min(Integer.MAX_VALUE, range.start()));
+    FilterPredicate upper =
+        range.end() > Integer.MAX_VALUE
+            ? FilterApi.notEq(column, (Integer) null)
+            : FilterApi.lt(column, (int) Math.max(Integer.MIN_VALUE, range.end()));
+    return FilterApi.and(lower, upper);
   }
 
   private static org.apache.parquet.schema.Type fieldById(MessageType schema, int id) {

@@ -93,7 +93,14 @@ public final class ViewScan {
   public static Result evaluate(
       CompiledQuery query, Scan scan, Executor executor, int parallelism) {
     ScanColumns columns =
-        ScanColumns.of(scan.io(), scan.schema(), scan.columns(), scan.rowGroupFilter());
+        ScanColumns.of(
+            scan.io(),
+            scan.schema(),
+            scan.columns(),
+            scan.rowGroupFilter(),
+            scan.bucketColumn(),
+            scan.ranges(),
+            scan.nullBucket());
     int bucketColumn =
         scan.schema().columns().indexOf(scan.schema().findField(scan.bucketColumn()));
     // Largest files first, so that the last file to finish is a small one.

@@ -281,6 +281,36 @@ class ViewScanTest {
     assertThat(result.stats().rowsRead()).isLessThan(20_000 / 10);
   }
 
+  @Test
+  void shouldReadOnlyThePagesOverlappingTheChunkInATimeSortedRowGroup()
+      throws InvalidViewException {
+    Table trades = lake.createTrades("market", "paged");
+    trades.updateProperties().set("write.parquet.page-row-limit", "500").commit();
+    lake.append(trades, trades(0, 20_000));
+    long from = micros(LocalDateTime.of(2026, 4, 8, 12, 0));
+    BucketRangeSet minutes = BucketRangeSet.of(new BucketRange(from, from + 3 * 60_000_000L));
+
+    ViewScan.Result result = assertSameRows(trades, SYMBOLS_QUERY, minutes, false, 1);
+
+    // 42 rows in those minutes, in one or two pages of 500 of the one row group.
+    assertThat(result.stats().rowGroupsRead()).isEqualTo(1);
+    assertThat(result.stats().rowsRead()).isBetween(42L, 1000L);
+  }
+
+  @Test
+  void shouldApplyPositionDeletesToTheRowsOfPrunedPages() throws InvalidViewException {
+    Table trades = lake.createTrades("market", "paged");
+    trades.updateProperties().set("write.parquet.page-row-limit", "500").commit();
+    lake.append(trades, trades(0, 20_000));
+    lake.deleteByPosition(trades, r -> (Long) r.getField("id") % 3 == 0);
+    long from = micros(LocalDateTime.of(2026, 4, 8, 12, 0));
+    BucketRangeSet minutes = BucketRangeSet.of(new BucketRange(from, from + 10 * 60_000_000L));
+
+    ViewScan.Result result = assertSameRows(trades, SYMBOLS_QUERY, minutes, false, 1);
+
+    assertThat(result.stats().rowsRead()).isLessThan(2000);
+  }
+
   /** Trades {@code [first, first + n)} evenly over 2026-04-08, in time order. */
   private static List<Record> trades(long first, int n) {
     List<Record> records = new ArrayList<>();
