@@ -56,7 +56,7 @@ final class RecordBatches {
                 .idToConstant(constants)
                 .split(task.start(), task.length())
                 .filter(columns.rowGroupFilter())
-                .reuseContainers()
+                // No container reuse: nested values (structs, lists, maps) may be group keys.
                 .build())) {
       for (Record record : records) {
         for (int i = 0; i < width; i++) {
