@@ -39,6 +39,8 @@ final class PartialAggregation {
   private final int[] rowGroups = new int[Vectors.BATCH];
 
   private final long[] scratch;
+  private final long[][] keyValues;
+  private final long[] rowMasks = new long[Vectors.BATCH];
   private int[] table = new int[1 << 10];
   private long[] keys;
   private long[] nullMasks = new long[64];
@@ -93,6 +95,7 @@ final class PartialAggregation {
               : v instanceof DoubleVector ? new DoubleKey() : new DictionaryKey();
     }
     this.scratch = new long[keyColumns.length];
+    this.keyValues = new long[keyColumns.length][Vectors.BATCH];
     this.keys = new long[64 * Math.max(1, keyColumns.length)];
     this.states = new AggregateStates.State[input.calls().size()];
     for (int a = 0; a < states.length; a++) {
@@ -120,11 +123,7 @@ final class PartialAggregation {
     } else {
       evaluateRows(n);
     }
-    for (int i = 0; i < n; i++) {
-      if (rowGroups[i] >= 0) {
-        rowGroups[i] = groupOf(i);
-      }
-    }
+    assignGroups(n);
     for (AggregateStates.State state : states) {
       state.grow(groups);
       state.add(rowGroups, n, inputs);
@@ -180,18 +179,52 @@ final class PartialAggregation {
     }
   }
 
-  private int groupOf(int row) {
-    long mask = 0;
-    for (int k = 0; k < scratch.length; k++) {
+  /**
+   * Replaces each selected row's 0 in {@link #rowGroups} by its group id: the key columns are
+   * encoded a column at a time (one tight loop per column, no call per value), then each row's key
+   * is looked up.
+   */
+  private void assignGroups(int n) {
+    int width = keyColumns.length;
+    Arrays.fill(rowMasks, 0, n, 0L);
+    for (int k = 0; k < width; k++) {
       Vector v = inputs[keyColumns[k]];
-      if (v.isNull(row)) {
-        mask |= 1L << k;
-        scratch[k] = 0;
+      long[] column = keyValues[k];
+      long bit = 1L << k;
+      if (v instanceof LongVector longs) {
+        for (int i = 0; i < n; i++) {
+          if (longs.nulls[i]) {
+            rowMasks[i] |= bit;
+            column[i] = 0;
+          } else {
+            column[i] = longs.values[i];
+          }
+        }
       } else {
-        scratch[k] = encoders[k].encode(v, row);
+        KeyEncoder encoder = encoders[k];
+        for (int i = 0; i < n; i++) {
+          if (rowGroups[i] < 0) {
+            continue;
+          }
+          if (v.isNull(i)) {
+            rowMasks[i] |= bit;
+            column[i] = 0;
+          } else {
+            column[i] = encoder.encode(v, i);
+          }
+        }
       }
     }
-    return findOrInsert(scratch, mask);
+    long[] key = scratch;
+    for (int i = 0; i < n; i++) {
+      if (rowGroups[i] < 0) {
+        continue;
+      }
+      for (int k = 0; k < width; k++) {
+        key[k] = keyValues[k][i];
+      }
+      rowGroups[i] = findOrInsert(key, rowMasks[i]);
+    }
   }
 
   private static int hash(long[] key, long mask) {
