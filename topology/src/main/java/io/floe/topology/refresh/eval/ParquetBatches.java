@@ -45,13 +45,16 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * Reads a planned Parquet file straight into batch vectors with Parquet's column readers: values
  * are decoded into primitive arrays with no record or boxed value per row, strings are decoded once
  * per dictionary entry, and row groups whose bucket-column statistics miss the chunk's buckets are
- * never read (Iceberg's own {@link ParquetMetricsRowGroupFilter} decides). Position deletes and
- * deletion vectors apply by file position. Files go through any {@code FileIO}.
+ * never read (Iceberg's own {@link ParquetMetricsRowGroupFilter} decides, as in Iceberg's reader).
+ * Position deletes and deletion vectors apply by file position. Files go through any {@code
+ * FileIO}.
  *
  * <p>It reads flat columns of the types whose native value is a plain value (boolean, int, long,
  * float, double, date, time, timestamps, string) found by field id, including Iceberg's int to long
- * and float to double promotions; {@link #read} returns -1 for any other file, which then goes to
- * {@link RecordBatches}.
+ * and float to double promotions; {@link #read} returns null for any other file, which then goes to
+ * {@link RecordBatches}. Pages whose column-index statistics of the bucket column miss the chunk's
+ * buckets are skipped too (Parquet's column-index filter), so a time-sorted file is read about as
+ * far as the chunk's rows go.
  */
 final class ParquetBatches {
 

@@ -36,7 +36,7 @@ final class PartialAggregation {
   private final int[] keyColumns;
   private final KeyEncoder[] encoders;
   private final AggregateStates.State[] states;
-  private final int[] rowGroups = new int[Vectors.BATCH];
+  private final int[] groupOfRow = new int[Vectors.BATCH];
 
   private final long[] scratch;
   private final long[][] keyValues;
@@ -126,7 +126,7 @@ final class PartialAggregation {
     assignGroups(n);
     for (AggregateStates.State state : states) {
       state.grow(groups);
-      state.add(rowGroups, n, inputs);
+      state.add(groupOfRow, n, inputs);
     }
   }
 
@@ -135,7 +135,7 @@ final class PartialAggregation {
     Vector bucket = source[bucketColumn];
     for (int i = 0; i < n; i++) {
       boolean in = bucket.isNull(i) ? nullBucket : ranges.contains(((LongVector) bucket).values[i]);
-      rowGroups[i] = in ? 0 : -1;
+      groupOfRow[i] = in ? 0 : -1;
     }
   }
 
@@ -151,7 +151,7 @@ final class PartialAggregation {
       for (int i = 0; i < n; i++) {
         if (from.nulls[i]) {
           to.nulls[i] = true;
-        } else if (rowGroups[i] >= 0) {
+        } else if (groupOfRow[i] >= 0) {
           to.set(i, bucketing.floor(from.values[i]));
         }
       }
@@ -162,7 +162,7 @@ final class PartialAggregation {
   private void evaluateRows(int n) {
     Object[] row = new Object[query.sourceWidth()];
     for (int i = 0; i < n; i++) {
-      if (rowGroups[i] < 0) {
+      if (groupOfRow[i] < 0) {
         continue;
       }
       for (int c : sourceColumns) {
@@ -170,7 +170,7 @@ final class PartialAggregation {
       }
       Object[] in = query.aggregateInputOf(row, context);
       if (in == null) {
-        rowGroups[i] = -1;
+        groupOfRow[i] = -1;
         continue;
       }
       for (int j = 0; j < inputs.length; j++) {
@@ -180,7 +180,7 @@ final class PartialAggregation {
   }
 
   /**
-   * Replaces each selected row's 0 in {@link #rowGroups} by its group id: the key columns are
+   * Replaces each selected row's 0 in {@link #groupOfRow} by its group id: the key columns are
    * encoded a column at a time (one tight loop per column, no call per value), then each row's key
    * is looked up.
    */
@@ -203,7 +203,7 @@ final class PartialAggregation {
       } else {
         KeyEncoder encoder = encoders[k];
         for (int i = 0; i < n; i++) {
-          if (rowGroups[i] < 0) {
+          if (groupOfRow[i] < 0) {
             continue;
           }
           if (v.isNull(i)) {
@@ -217,13 +217,13 @@ final class PartialAggregation {
     }
     long[] key = scratch;
     for (int i = 0; i < n; i++) {
-      if (rowGroups[i] < 0) {
+      if (groupOfRow[i] < 0) {
         continue;
       }
       for (int k = 0; k < width; k++) {
         key[k] = keyValues[k][i];
       }
-      rowGroups[i] = findOrInsert(key, rowMasks[i]);
+      groupOfRow[i] = findOrInsert(key, rowMasks[i]);
     }
   }
 

@@ -1,6 +1,5 @@
 package io.floe.topology.refresh.eval;
 
-import java.util.Arrays;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.iceberg.types.Type;
 
@@ -180,10 +179,6 @@ final class Vectors {
     @Override
     void move(int from, int to) {
       values[to] = values[from];
-    }
-
-    void clear() {
-      Arrays.fill(values, null);
     }
   }
 

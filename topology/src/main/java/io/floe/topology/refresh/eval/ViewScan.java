@@ -32,12 +32,15 @@ public final class ViewScan {
   private ViewScan() {}
 
   private static final class Shared {
+    private static final java.util.concurrent.atomic.AtomicInteger THREADS =
+        new java.util.concurrent.atomic.AtomicInteger();
+
     // Daemon threads, as many as cores, for refreshers that are given no executor of their own.
     static final Executor EXECUTOR =
         java.util.concurrent.Executors.newFixedThreadPool(
             Runtime.getRuntime().availableProcessors(),
             runnable -> {
-              Thread thread = new Thread(runnable, "floe-scan");
+              Thread thread = new Thread(runnable, "floe-scan-" + THREADS.incrementAndGet());
               thread.setDaemon(true);
               return thread;
             });
