@@ -4,6 +4,7 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.ViewPlan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
@@ -50,7 +52,7 @@ final class ChunkRecompute {
       List<DataFile> removed,
       long rowsWritten,
       long rowsReplaced,
-      SourceReader.Stats read) {}
+      ViewScan.Stats read) {}
 
   private final Table source;
   private final Snapshot snapshot;
@@ -59,15 +61,22 @@ final class ChunkRecompute {
   private final CompiledQuery query;
   private final Table target;
   private final BucketColumnType bucketType;
-  private final int bucketPosition;
+  private final Executor scanThreads;
 
+  /** Workers of one recompute at most: its files are split across them. */
+  private static final int SCAN_PARALLELISM = Runtime.getRuntime().availableProcessors();
+
+  /**
+   * @param scanThreads where the recompute of a chunk runs its workers beside the calling thread
+   */
   ChunkRecompute(
       Table source,
       Snapshot snapshot,
       Schema schema,
       ViewPlan plan,
       CompiledQuery query,
-      Table target) {
+      Table target,
+      Executor scanThreads) {
     this.source = source;
     this.snapshot = snapshot;
     this.schema = schema;
@@ -75,7 +84,7 @@ final class ChunkRecompute {
     this.query = query;
     this.target = target;
     this.bucketType = plan.bucketing().columnType();
-    this.bucketPosition = schema.columns().indexOf(schema.findField(plan.bucketColumn()));
+    this.scanThreads = scanThreads;
   }
 
   /**
@@ -90,22 +99,28 @@ final class ChunkRecompute {
     Snapshot startingTarget = target.currentSnapshot();
 
     // 1. Recompute the chunk's buckets from the pinned source snapshot.
-    CompiledQuery.Aggregation aggregation = query.newAggregation();
     Expression sourceFilter =
         BucketFilters.of(
             plan.bucketColumn(), bucketType.isDate(), chunk.ranges(), chunk.nullBucket());
     SourceReader reader =
         new SourceReader(
             source, snapshot.snapshotId(), schema, plan.requiredColumns(), sourceFilter);
-    SourceReader.Stats stats =
-        (deltaBase == null ? reader : reader.appendedAfter(deltaBase))
-            .read(
-                row -> {
-                  if (inChunk(chunk, row[bucketPosition])) {
-                    aggregation.add(row);
-                  }
-                });
-    List<Object[]> rows = aggregation.results();
+    ViewScan.Result recomputed =
+        ViewScan.evaluate(
+            query,
+            new ViewScan.Scan(
+                source.io(),
+                schema,
+                (deltaBase == null ? reader : reader.appendedAfter(deltaBase)).plan(),
+                plan.requiredColumns(),
+                plan.bucketColumn(),
+                chunk.ranges(),
+                chunk.nullBucket(),
+                sourceFilter),
+            scanThreads,
+            SCAN_PARALLELISM);
+    ViewScan.Stats stats = recomputed.stats();
+    List<Object[]> rows = recomputed.rows();
     int bucketOutput = outputPosition(plan.bucketOutput());
     for (Object[] row : rows) {
       if (row[bucketOutput] instanceof Long value) {
@@ -137,13 +152,6 @@ final class ChunkRecompute {
       throw e;
     }
     return new Written(startingTarget, writer.complete(), removed, rows.size(), replaced, stats);
-  }
-
-  private boolean inChunk(Chunks.Chunk chunk, Object value) {
-    if (value == null) {
-      return chunk.nullBucket();
-    }
-    return chunk.ranges().contains(((Number) value).longValue());
   }
 
   private int outputPosition(String column) {

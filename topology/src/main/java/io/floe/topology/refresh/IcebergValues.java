@@ -16,12 +16,12 @@ import org.apache.iceberg.util.DateTimeUtil;
  * {@code Long} microseconds (nanoseconds for the {@code _ns} types) for timestamps and times,
  * {@code Integer} days for dates, {@code String} for strings, {@code ByteBuffer} for binary.
  */
-final class IcebergValues {
+public final class IcebergValues {
 
   private IcebergValues() {}
 
   /** The native value of a generic record value of {@code type}. */
-  static Object toNative(Type type, Object value) {
+  public static Object toNative(Type type, Object value) {
     if (value == null) {
       return null;
     }
@@ -43,7 +43,7 @@ final class IcebergValues {
   }
 
   /** The generic record value of a native value, for a column of {@code type}. */
-  static Object toIceberg(Type type, Object value) {
+  public static Object toIceberg(Type type, Object value) {
     if (value == null) {
       return null;
     }

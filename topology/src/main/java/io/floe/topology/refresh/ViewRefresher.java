@@ -4,6 +4,7 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
@@ -73,6 +74,7 @@ public final class ViewRefresher {
   private final Function<String, Catalog> catalogs;
   private final RefreshHooks hooks;
   private final Predicate<CompiledView> inForce;
+  private final java.util.concurrent.Executor scanThreads;
 
   /**
    * @param catalogs the catalog of each catalog name in view table names
@@ -91,9 +93,22 @@ public final class ViewRefresher {
    */
   public ViewRefresher(
       Function<String, Catalog> catalogs, RefreshHooks hooks, Predicate<CompiledView> inForce) {
+    this(catalogs, hooks, inForce, ViewScan.sharedExecutor());
+  }
+
+  /**
+   * @param scanThreads where a recompute runs the workers that read and aggregate its files beside
+   *     the refreshing thread
+   */
+  public ViewRefresher(
+      Function<String, Catalog> catalogs,
+      RefreshHooks hooks,
+      Predicate<CompiledView> inForce,
+      java.util.concurrent.Executor scanThreads) {
     this.catalogs = catalogs;
     this.hooks = hooks;
     this.inForce = inForce;
+    this.scanThreads = scanThreads;
   }
 
   /** Runs one refresh, to its end. */
@@ -171,7 +186,8 @@ public final class ViewRefresher {
               evaluator,
               target,
               progress,
-              cancelled);
+              cancelled,
+              scanThreads);
       try {
         RefreshOutcome outcome = run.run(recompute, bookmark);
         TargetMaintenance.afterRefresh(target, System.currentTimeMillis());
@@ -357,7 +373,8 @@ public final class ViewRefresher {
         CompiledQuery query,
         Table target,
         ProgressListener progress,
-        BooleanSupplier cancelled) {
+        BooleanSupplier cancelled,
+        java.util.concurrent.Executor scanThreads) {
       this.request = request;
       this.view = request.view();
       this.source = source;
@@ -367,7 +384,7 @@ public final class ViewRefresher {
       this.target = target;
       this.progress = progress;
       this.cancelled = cancelled;
-      this.work = new ChunkRecompute(source, snapshot, schema, plan, query, target);
+      this.work = new ChunkRecompute(source, snapshot, schema, plan, query, target, scanThreads);
       this.bucketType = plan.bucketing().columnType();
     }
 

@@ -32,6 +32,13 @@ final class Accumulators {
   interface Accumulator {
     void add(Object[] row);
 
+    /**
+     * Folds in the state of an accumulator of the same aggregate over other rows of the same group,
+     * as if this one had seen those rows too: partial states of one refresh, computed on several
+     * threads, merge exactly.
+     */
+    void merge(Accumulator other);
+
     Object result();
   }
 
@@ -154,6 +161,11 @@ final class Accumulators {
     }
 
     @Override
+    public void merge(Accumulator other) {
+      count += ((Count) other).count;
+    }
+
+    @Override
     public Object result() {
       return count;
     }
@@ -172,6 +184,11 @@ final class Accumulators {
       if (Boolean.TRUE.equals(row[arg])) {
         count++;
       }
+    }
+
+    @Override
+    public void merge(Accumulator other) {
+      count += ((CountIf) other).count;
     }
 
     @Override
@@ -209,6 +226,15 @@ final class Accumulators {
         case DECIMAL -> decimalSum = decimalSum.add(toDecimal(v));
         default -> doubleSum.add(((Number) v).doubleValue());
       }
+    }
+
+    @Override
+    public void merge(Accumulator other) {
+      Sum o = (Sum) other;
+      seen |= o.seen;
+      longSum = Math.addExact(longSum, o.longSum);
+      decimalSum = decimalSum.add(o.decimalSum);
+      doubleSum.merge(o.doubleSum);
     }
 
     @Override
@@ -253,6 +279,14 @@ final class Accumulators {
     }
 
     @Override
+    public void merge(Accumulator other) {
+      Average o = (Average) other;
+      count += o.count;
+      decimalSum = decimalSum.add(o.decimalSum);
+      doubleSum.merge(o.doubleSum);
+    }
+
+    @Override
     public Object result() {
       if (count == 0) {
         return null;
@@ -280,7 +314,10 @@ final class Accumulators {
 
     @Override
     public void add(Object[] row) {
-      Object v = row[arg];
+      offer(row[arg]);
+    }
+
+    private void offer(Object v) {
       if (v == null) {
         return;
       }
@@ -292,6 +329,11 @@ final class Accumulators {
       if (min ? c < 0 : c > 0) {
         best = v;
       }
+    }
+
+    @Override
+    public void merge(Accumulator other) {
+      offer(((MinMax) other).best);
     }
 
     @Override
@@ -341,6 +383,19 @@ final class Accumulators {
     }
 
     @Override
+    public void merge(Accumulator other) {
+      // The other side's best row competes as one row: the tie rules make the order irrelevant.
+      By o = (By) other;
+      if (o.bestKey == null) {
+        return;
+      }
+      Object[] row = new Object[Math.max(value, key) + 1];
+      row[value] = o.bestValue;
+      row[key] = o.bestKey;
+      add(row);
+    }
+
+    @Override
     public Object result() {
       return bestValue;
     }
@@ -359,6 +414,11 @@ final class Accumulators {
       if (row[arg] != null) {
         seen.add(row[arg]);
       }
+    }
+
+    @Override
+    public void merge(Accumulator other) {
+      seen.addAll(((DistinctCount) other).seen);
     }
 
     @Override
@@ -395,6 +455,11 @@ final class Accumulators {
       if (w > 0) {
         values.add(new Object[] {v, w});
       }
+    }
+
+    @Override
+    public void merge(Accumulator other) {
+      values.addAll(((Percentile) other).values);
     }
 
     @Override
@@ -453,6 +518,26 @@ final class Accumulators {
     }
 
     @Override
+    public void merge(Accumulator other) {
+      // Chan, Golub and LeVeque's pairwise update.
+      Moments o = (Moments) other;
+      if (o.n == 0) {
+        return;
+      }
+      if (n == 0) {
+        n = o.n;
+        mean = o.mean;
+        m2 = o.m2;
+        return;
+      }
+      long total = n + o.n;
+      double delta = o.mean - mean;
+      mean += delta * o.n / total;
+      m2 += o.m2 + delta * delta * ((double) n * o.n / total);
+      n = total;
+    }
+
+    @Override
     public Object result() {
       boolean sample =
           kind == org.apache.calcite.sql.SqlKind.STDDEV_SAMP
@@ -493,6 +578,24 @@ final class Accumulators {
     }
 
     @Override
+    public void merge(Accumulator other) {
+      // Only the tuples this side has not seen reach the delegate, as rows holding just the tuple.
+      int width = 0;
+      for (int arg : args) {
+        width = Math.max(width, arg + 1);
+      }
+      for (List<Object> tuple : ((Distinct) other).seen) {
+        if (seen.add(tuple)) {
+          Object[] row = new Object[width];
+          for (int i = 0; i < args.length; i++) {
+            row[args[i]] = tuple.get(i);
+          }
+          delegate.add(row);
+        }
+      }
+    }
+
+    @Override
     public Object result() {
       return delegate.result();
     }
@@ -516,6 +619,11 @@ final class Accumulators {
     }
 
     @Override
+    public void merge(Accumulator other) {
+      delegate.merge(((Filtered) other).delegate);
+    }
+
+    @Override
     public Object result() {
       return delegate.result();
     }
@@ -534,6 +642,11 @@ final class Accumulators {
         compensation += (x - t) + sum;
       }
       sum = t;
+    }
+
+    void merge(Neumaier other) {
+      add(other.sum);
+      add(other.compensation);
     }
 
     double sum() {

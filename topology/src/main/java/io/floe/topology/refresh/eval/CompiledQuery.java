@@ -45,6 +45,7 @@ public final class CompiledQuery {
   private final Comparator<Object[]> outputOrder;
   private final JavaTypeFactory typeFactory;
   private final List<Merge> merges;
+  private final AggregateInput aggregateInput;
 
   private CompiledQuery(
       List<Step> before,
@@ -54,7 +55,9 @@ public final class CompiledQuery {
       int sourceWidth,
       Comparator<Object[]> outputOrder,
       JavaTypeFactory typeFactory,
-      List<Merge> merges) {
+      List<Merge> merges,
+      AggregateInput aggregateInput) {
+    this.aggregateInput = aggregateInput;
     this.before = before;
     this.groupKeys = groupKeys;
     this.aggregates = aggregates;
@@ -131,7 +134,8 @@ public final class CompiledQuery {
         plan.sourceSchema().columns().size(),
         outputOrder(plan),
         (JavaTypeFactory) rexBuilder.getTypeFactory(),
-        merges(aggregate, above));
+        merges(aggregate, above),
+        AggregateInput.of(aggregate, below, bucketing));
   }
 
   /**
@@ -317,6 +321,58 @@ public final class CompiledQuery {
     return new Aggregation();
   }
 
+  /** What the columnar evaluator needs to know of the aggregate and its input. */
+  AggregateInput aggregateInput() {
+    return aggregateInput;
+  }
+
+  int[] groupKeys() {
+    return groupKeys;
+  }
+
+  /** A new accumulator of each aggregate, in aggregate order. */
+  Accumulators.Accumulator newAccumulator(int aggregate) {
+    return aggregates.get(aggregate).get();
+  }
+
+  CompiledExpressions.RowContext newContext() {
+    return new CompiledExpressions.RowContext(typeFactory);
+  }
+
+  /** The aggregate's input row of a source row, or null when WHERE drops it. */
+  Object[] aggregateInputOf(Object[] sourceRow, CompiledExpressions.RowContext context) {
+    Object[] row = sourceRow;
+    for (Step step : before) {
+      row = step.apply(row, context);
+      if (row == null) {
+        return null;
+      }
+    }
+    return row;
+  }
+
+  /**
+   * The output rows of aggregated groups, each a row of the group keys followed by the aggregates'
+   * results: HAVING and the expressions over aggregates applied, sorted by bucket and group keys.
+   */
+  List<Object[]> finish(List<Object[]> groups, CompiledExpressions.RowContext context) {
+    List<Object[]> out = new ArrayList<>(groups.size());
+    for (Object[] group : groups) {
+      Object[] row = group;
+      for (Step step : after) {
+        row = step.apply(row, context);
+        if (row == null) {
+          break;
+        }
+      }
+      if (row != null) {
+        out.add(row);
+      }
+    }
+    out.sort(outputOrder);
+    return out;
+  }
+
   /** One row transformation; returns null to drop the row. */
   @FunctionalInterface
   private interface Step {
@@ -333,12 +389,9 @@ public final class CompiledQuery {
 
     /** Adds one source row. */
     public void add(Object[] sourceRow) {
-      Object[] row = sourceRow;
-      for (Step step : before) {
-        row = step.apply(row, context);
-        if (row == null) {
-          return;
-        }
+      Object[] row = aggregateInputOf(sourceRow, context);
+      if (row == null) {
+        return;
       }
       Object[] key = new Object[groupKeys.length];
       for (int i = 0; i < key.length; i++) {
@@ -366,7 +419,7 @@ public final class CompiledQuery {
 
     /** The output rows, sorted by bucket and group keys. */
     public List<Object[]> results() {
-      List<Object[]> out = new ArrayList<>(groups.size());
+      List<Object[]> aggregated = new ArrayList<>(groups.size());
       for (Map.Entry<List<Object>, Accumulators.Accumulator[]> group : groups.entrySet()) {
         List<Object> key = group.getKey();
         Accumulators.Accumulator[] accumulators = group.getValue();
@@ -377,18 +430,9 @@ public final class CompiledQuery {
         for (int i = 0; i < accumulators.length; i++) {
           row[key.size() + i] = accumulators[i].result();
         }
-        for (Step step : after) {
-          row = step.apply(row, context);
-          if (row == null) {
-            break;
-          }
-        }
-        if (row != null) {
-          out.add(row);
-        }
+        aggregated.add(row);
       }
-      out.sort(outputOrder);
-      return out;
+      return finish(aggregated, context);
     }
   }
 }

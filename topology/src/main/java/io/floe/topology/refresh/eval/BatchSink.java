@@ -1,0 +1,12 @@
+package io.floe.topology.refresh.eval;
+
+import io.floe.topology.refresh.eval.Vectors.Vector;
+
+/** Where a reader puts batches: vectors indexed by source column, then a call per batch. */
+interface BatchSink {
+  /** The vectors to fill, one per source schema column (null for columns not read). */
+  Vector[] vectors();
+
+  /** Rows {@code [0, n)} of the vectors are filled. */
+  void accept(int n);
+}

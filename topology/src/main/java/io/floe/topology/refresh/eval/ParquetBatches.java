@@ -1,0 +1,534 @@
+package io.floe.topology.refresh.eval;
+
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.refresh.eval.Vectors.DoubleVector;
+import io.floe.topology.refresh.eval.Vectors.LongVector;
+import io.floe.topology.refresh.eval.Vectors.Vector;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.filter2.predicate.FilterApi;
+import org.apache.parquet.filter2.predicate.FilterPredicate;
+import org.apache.parquet.filter2.predicate.Operators;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.DelegatingSeekableInputStream;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.Converter;
+import org.apache.parquet.io.api.GroupConverter;
+import org.apache.parquet.io.api.PrimitiveConverter;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * Reads a planned Parquet file straight into batch vectors with Parquet's column readers: values
+ * are decoded into primitive arrays with no record or boxed value per row, strings are decoded once
+ * per dictionary entry, and row groups whose bucket-column statistics miss the chunk's buckets are
+ * never read (Iceberg's own {@link ParquetMetricsRowGroupFilter} decides, as in Iceberg's reader).
+ * Position deletes and deletion vectors apply by file position. Files go through any {@code
+ * FileIO}.
+ *
+ * <p>It reads flat columns of the types whose native value is a plain value (boolean, int, long,
+ * float, double, date, time, timestamps, string) found by field id, including Iceberg's int to long
+ * and float to double promotions; {@link #read} returns null for any other file, which then goes to
+ * {@link RecordBatches}. Pages whose column-index statistics of the bucket column miss the chunk's
+ * buckets are skipped too (Parquet's column-index filter), so a time-sorted file is read about as
+ * far as the chunk's rows go.
+ */
+final class ParquetBatches {
+
+  private ParquetBatches() {}
+
+  /** What reading a file through this reader cost. */
+  record Read(long rows, int rowGroupsRead, int rowGroupsSkipped) {}
+
+  /** Whether a task may take this path at all: Parquet and no equality deletes. */
+  static boolean accepts(FileScanTask task) {
+    if (task.file().format() != FileFormat.PARQUET) {
+      return false;
+    }
+    for (DeleteFile delete : task.deletes()) {
+      if (delete.content() == FileContent.EQUALITY_DELETES) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Reads the task into {@code sink}, or returns null when the file needs the generic reader. */
+  static Read read(ScanColumns columns, FileScanTask task, BatchSink sink) {
+    org.apache.iceberg.io.InputFile input = columns.io().newInputFile(task.file());
+    try (ParquetFileReader reader = open(parquetFile(input), columns)) {
+      MessageType fileSchema = reader.getFileMetaData().getSchema();
+      List<Types.NestedField> fields = columns.projection().columns();
+      List<org.apache.parquet.schema.Type> requestedFields = new ArrayList<>();
+      ValueConverter[] converters = new ValueConverter[fields.size()];
+      for (int c = 0; c < fields.size(); c++) {
+        org.apache.parquet.schema.Type fileField = fieldById(fileSchema, fields.get(c).fieldId());
+        Vector vector = sink.vectors()[columns.positions()[c]];
+        ValueConverter converter =
+            fileField == null ? null : converter(fields.get(c).type(), fileField, vector);
+        if (converter == null) {
+          return null;
+        }
+        requestedFields.add(fileField);
+        converters[c] = converter;
+      }
+      MessageType requested = new MessageType(fileSchema.getName(), requestedFields);
+      reader.setRequestedSchema(requested);
+
+      PositionDeleteIndex deleted =
+          task.deletes().isEmpty()
+              ? null
+              : new GenericDeleteFilter(
+                      columns.io(), task, columns.tableSchema(), columns.projection())
+                  .deletedRowPositions();
+      ParquetMetricsRowGroupFilter stats =
+          columns.rowGroupFilter() == null
+                  || columns.rowGroupFilter().equals(Expressions.alwaysTrue())
+              ? null
+              : new ParquetMetricsRowGroupFilter(columns.projection(), columns.rowGroupFilter());
+      GroupConverter root =
+          new GroupConverter() {
+            @Override
+            public Converter getConverter(int field) {
+              return converters[field];
+            }
+
+            @Override
+            public void start() {}
+
+            @Override
+            public void end() {}
+          };
+      List<BlockMetaData> blocks = reader.getRowGroups();
+      long splitStart = task.start();
+      long splitEnd = task.start() + task.length();
+      long position = 0;
+      long rows = 0;
+      int read = 0;
+      int skipped = 0;
+      for (int b = 0; b < blocks.size(); b++) {
+        BlockMetaData block = blocks.get(b);
+        long first = position;
+        position += block.getRowCount();
+        // A row group belongs to the split holding its midpoint, as in Parquet's own splits.
+        long midpoint = block.getStartingPos() + block.getCompressedSize() / 2;
+        if (midpoint < splitStart || midpoint >= splitEnd) {
+          continue;
+        }
+        if (stats != null && !stats.shouldRead(fileSchema, block)) {
+          skipped++;
+          continue;
+        }
+        try (PageReadStore filtered = reader.readFilteredRowGroup(b)) {
+          if (filtered == null || filtered.getRowCount() == 0) {
+            skipped++;
+            continue;
+          }
+          read++;
+          rows += readRowGroup(filtered, requested, root, converters, reader, first, deleted, sink);
+        }
+      }
+      return new Read(rows, read, skipped);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + task.file().location(), e);
+    }
+  }
+
+  private static long readRowGroup(
+      PageReadStore pages,
+      MessageType requested,
+      GroupConverter root,
+      ValueConverter[] converters,
+      ParquetFileReader reader,
+      long firstPosition,
+      PositionDeleteIndex deleted,
+      BatchSink sink) {
+    ColumnReadStoreImpl store =
+        new ColumnReadStoreImpl(pages, root, requested, reader.getFileMetaData().getCreatedBy());
+    List<ColumnDescriptor> descriptors = requested.getColumns();
+    ColumnReader[] readers = new ColumnReader[descriptors.size()];
+    for (int c = 0; c < readers.length; c++) {
+      readers[c] = store.getColumnReader(descriptors.get(c));
+    }
+    long total = pages.getRowCount();
+    // With pages skipped, the rows that remain and their indexes in the row group.
+    java.util.PrimitiveIterator.OfLong indexes = pages.getRowIndexes().orElse(null);
+    long[] positions = deleted == null ? null : new long[Vectors.BATCH];
+    long live = 0;
+    for (long done = 0; done < total; ) {
+      int n = (int) Math.min(Vectors.BATCH, total - done);
+      for (int c = 0; c < readers.length; c++) {
+        ColumnReader column = readers[c];
+        ValueConverter converter = converters[c];
+        int defined = column.getDescriptor().getMaxDefinitionLevel();
+        for (int i = 0; i < n; i++) {
+          if (column.getCurrentDefinitionLevel() == defined) {
+            converter.row = i;
+            column.writeCurrentValueToConverter();
+          } else {
+            converter.vector.setNull(i);
+          }
+          column.consume();
+        }
+      }
+      int kept = n;
+      if (deleted != null) {
+        for (int i = 0; i < n; i++) {
+          positions[i] = firstPosition + (indexes == null ? done + i : indexes.nextLong());
+        }
+        kept = 0;
+        for (int i = 0; i < n; i++) {
+          if (!deleted.isDeleted(positions[i])) {
+            if (kept != i) {
+              for (ValueConverter converter : converters) {
+                converter.vector.move(i, kept);
+              }
+            }
+            kept++;
+          }
+        }
+      }
+      if (kept > 0) {
+        sink.accept(kept);
+      }
+      live += kept;
+      done += n;
+    }
+    return live;
+  }
+
+  /**
+   * Opens a file with the page filter of the recompute's buckets, reading the footer once: the
+   * filter needs the file's name of the bucket column, which only the footer knows.
+   */
+  private static ParquetFileReader open(org.apache.parquet.io.InputFile file, ScanColumns columns)
+      throws IOException {
+    org.apache.parquet.io.SeekableInputStream stream = file.newStream();
+    try {
+      ParquetMetadata footer =
+          ParquetFileReader.readFooter(file, ParquetReadOptions.builder().build(), stream);
+      org.apache.parquet.schema.Type bucketField =
+          fieldById(footer.getFileMetaData().getSchema(), columns.bucketFieldId());
+      FilterPredicate pages = bucketField == null ? null : pageFilter(bucketField, columns);
+      ParquetReadOptions.Builder options = ParquetReadOptions.builder();
+      if (pages != null) {
+        // Only the column-index (page) filter: row groups are pruned apart, rows checked exactly.
+        options
+            .withRecordFilter(FilterCompat.get(pages))
+            .useColumnIndexFilter(true)
+            .useStatsFilter(false)
+            .useDictionaryFilter(false)
+            .useBloomFilter(false)
+            .useRecordFilter(false);
+      }
+      return new ParquetFileReader(file, footer, options.build(), stream);
+    } catch (IOException | RuntimeException e) {
+      try {
+        stream.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  /** Beyond this many ranges, pages are pruned by their envelope. */
+  private static final int MAX_PAGE_RANGES = 64;
+
+  /**
+   * A Parquet predicate on the bucket column that keeps the pages whose column-index statistics may
+   * hold rows of the recomputed buckets, or null when the column is not a plain int or long.
+   */
+  static FilterPredicate pageFilter(org.apache.parquet.schema.Type field, ScanColumns columns) {
+    if (!field.isPrimitive()) {
+      return null;
+    }
+    PrimitiveTypeName physical = field.asPrimitiveType().getPrimitiveTypeName();
+    if (physical != PrimitiveTypeName.INT64 && physical != PrimitiveTypeName.INT32) {
+      return null;
+    }
+    boolean ints = physical == PrimitiveTypeName.INT32;
+    String path = field.getName();
+    List<BucketRange> ranges = columns.ranges().ranges();
+    if (ranges.size() == 1
+        && ranges.get(0).start() == Long.MIN_VALUE
+        && ranges.get(0).end() == Long.MAX_VALUE) {
+      // Every bucket: no page to skip, so no column index to read.
+      return null;
+    }
+    if (ranges.size() > MAX_PAGE_RANGES) {
+      ranges = List.of(new BucketRange(ranges.get(0).start(), ranges.get(ranges.size() - 1).end()));
+    }
+    FilterPredicate any = null;
+    if (columns.nullBucket()) {
+      any =
+          ints
+              ? FilterApi.eq(FilterApi.intColumn(path), (Integer) null)
+              : FilterApi.eq(FilterApi.longColumn(path), (Long) null);
+    }
+    for (BucketRange range : ranges) {
+      FilterPredicate one = ints ? intRange(path, range) : longRange(path, range);
+      any = any == null ? one : FilterApi.or(any, one);
+    }
+    // No bucket at all: nothing to read, which the pruned row groups already ensure.
+    return any;
+  }
+
+  private static FilterPredicate longRange(String path, BucketRange range) {
+    Operators.LongColumn column = FilterApi.longColumn(path);
+    FilterPredicate lower =
+        range.start() == Long.MIN_VALUE
+            ? FilterApi.notEq(column, (Long) null)
+            : FilterApi.gtEq(column, range.start());
+    FilterPredicate upper =
+        range.end() == Long.MAX_VALUE
+            ? FilterApi.notEq(column, (Long) null)
+            : FilterApi.lt(column, range.end());
+    return FilterApi.and(lower, upper);
+  }
+
+  private static FilterPredicate intRange(String path, BucketRange range) {
+    Operators.IntColumn column = FilterApi.intColumn(path);
+    FilterPredicate lower =
+        range.start() <= Integer.MIN_VALUE
+            ? FilterApi.notEq(column, (Integer) null)
+            : FilterApi.gtEq(column, (int) Math.min(Integer.MAX_VALUE, range.start()));
+    FilterPredicate upper =
+        range.end() > Integer.MAX_VALUE
+            ? FilterApi.notEq(column, (Integer) null)
+            : FilterApi.lt(column, (int) Math.max(Integer.MIN_VALUE, range.end()));
+    return FilterApi.and(lower, upper);
+  }
+
+  private static org.apache.parquet.schema.Type fieldById(MessageType schema, int id) {
+    for (org.apache.parquet.schema.Type field : schema.getFields()) {
+      if (field.getId() != null && field.getId().intValue() == id) {
+        return field;
+      }
+    }
+    return null;
+  }
+
+  /** The converter of a file column into the vector of an Iceberg type, or null if unsupported. */
+  private static ValueConverter converter(
+      Type type, org.apache.parquet.schema.Type field, Vector vector) {
+    if (!field.isPrimitive()
+        || field.isRepetition(org.apache.parquet.schema.Type.Repetition.REPEATED)) {
+      return null;
+    }
+    PrimitiveType primitive = field.asPrimitiveType();
+    PrimitiveTypeName physical = primitive.getPrimitiveTypeName();
+    LogicalTypeAnnotation logical = primitive.getLogicalTypeAnnotation();
+    return switch (type.typeId()) {
+      case BOOLEAN -> physical == PrimitiveTypeName.BOOLEAN ? new BooleanConverter(vector) : null;
+      case INTEGER ->
+          physical == PrimitiveTypeName.INT32 && isPlainInteger(logical)
+              ? new LongConverter((LongVector) vector)
+              : null;
+      case LONG ->
+          (physical == PrimitiveTypeName.INT64 || physical == PrimitiveTypeName.INT32)
+                  && isPlainInteger(logical)
+              ? new LongConverter((LongVector) vector)
+              : null;
+      case DATE ->
+          physical == PrimitiveTypeName.INT32
+                  && logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation
+              ? new LongConverter((LongVector) vector)
+              : null;
+      case TIME ->
+          physical == PrimitiveTypeName.INT64
+                  && logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation time
+                  && time.getUnit() == LogicalTypeAnnotation.TimeUnit.MICROS
+              ? new LongConverter((LongVector) vector)
+              : null;
+      case TIMESTAMP -> timestamp(physical, logical, LogicalTypeAnnotation.TimeUnit.MICROS, vector);
+      case TIMESTAMP_NANO ->
+          timestamp(physical, logical, LogicalTypeAnnotation.TimeUnit.NANOS, vector);
+      case FLOAT -> physical == PrimitiveTypeName.FLOAT ? new FloatConverter(vector) : null;
+      case DOUBLE ->
+          physical == PrimitiveTypeName.DOUBLE || physical == PrimitiveTypeName.FLOAT
+              ? new DoubleConverter((DoubleVector) vector)
+              : null;
+      case STRING ->
+          physical == PrimitiveTypeName.BINARY
+                  && (logical == null
+                      || logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation)
+              ? new StringConverter(vector)
+              : null;
+      default -> null;
+    };
+  }
+
+  private static boolean isPlainInteger(LogicalTypeAnnotation logical) {
+    return logical == null
+        || logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation integer
+            && integer.isSigned();
+  }
+
+  private static ValueConverter timestamp(
+      PrimitiveTypeName physical,
+      LogicalTypeAnnotation logical,
+      LogicalTypeAnnotation.TimeUnit unit,
+      Vector vector) {
+    return physical == PrimitiveTypeName.INT64
+            && logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation timestamp
+            && timestamp.getUnit() == unit
+        ? new LongConverter((LongVector) vector)
+        : null;
+  }
+
+  /** Writes the value Parquet decodes into row {@link #row} of a vector. */
+  private abstract static class ValueConverter extends PrimitiveConverter {
+    final Vector vector;
+    int row;
+
+    ValueConverter(Vector vector) {
+      this.vector = vector;
+    }
+  }
+
+  private static final class LongConverter extends ValueConverter {
+    private final LongVector longs;
+
+    LongConverter(LongVector vector) {
+      super(vector);
+      this.longs = vector;
+    }
+
+    @Override
+    public void addLong(long value) {
+      longs.set(row, value);
+    }
+
+    @Override
+    public void addInt(int value) {
+      longs.set(row, value);
+    }
+  }
+
+  private static final class DoubleConverter extends ValueConverter {
+    private final DoubleVector doubles;
+
+    DoubleConverter(DoubleVector vector) {
+      super(vector);
+      this.doubles = vector;
+    }
+
+    @Override
+    public void addDouble(double value) {
+      doubles.set(row, value);
+    }
+
+    @Override
+    public void addFloat(float value) {
+      doubles.set(row, value);
+    }
+  }
+
+  private static final class FloatConverter extends ValueConverter {
+    FloatConverter(Vector vector) {
+      super(vector);
+    }
+
+    @Override
+    public void addFloat(float value) {
+      vector.set(row, value);
+    }
+  }
+
+  private static final class BooleanConverter extends ValueConverter {
+    BooleanConverter(Vector vector) {
+      super(vector);
+    }
+
+    @Override
+    public void addBoolean(boolean value) {
+      vector.set(row, value);
+    }
+  }
+
+  /** Strings, each dictionary entry decoded once and shared by every row that holds it. */
+  private static final class StringConverter extends ValueConverter {
+    private Dictionary dictionary;
+    private String[] decoded;
+
+    StringConverter(Vector vector) {
+      super(vector);
+    }
+
+    @Override
+    public boolean hasDictionarySupport() {
+      return true;
+    }
+
+    @Override
+    public void setDictionary(Dictionary dictionary) {
+      this.dictionary = dictionary;
+      this.decoded = new String[dictionary.getMaxId() + 1];
+    }
+
+    @Override
+    public void addValueFromDictionary(int id) {
+      String value = decoded[id];
+      if (value == null) {
+        value = dictionary.decodeToBinary(id).toStringUsingUTF8();
+        decoded[id] = value;
+      }
+      vector.set(row, value);
+    }
+
+    @Override
+    public void addBinary(Binary value) {
+      vector.set(row, value.toStringUsingUTF8());
+    }
+  }
+
+  /** Parquet's view of an Iceberg input file, so that every FileIO serves the reads. */
+  private static org.apache.parquet.io.InputFile parquetFile(org.apache.iceberg.io.InputFile file) {
+    return new org.apache.parquet.io.InputFile() {
+      @Override
+      public long getLength() {
+        return file.getLength();
+      }
+
+      @Override
+      public org.apache.parquet.io.SeekableInputStream newStream() {
+        org.apache.iceberg.io.SeekableInputStream stream = file.newStream();
+        return new DelegatingSeekableInputStream(stream) {
+          @Override
+          public long getPos() throws IOException {
+            return stream.getPos();
+          }
+
+          @Override
+          public void seek(long newPos) throws IOException {
+            stream.seek(newPos);
+          }
+        };
+      }
+    };
+  }
+}

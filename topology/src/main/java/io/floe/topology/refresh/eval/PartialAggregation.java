@@ -1,0 +1,426 @@
+package io.floe.topology.refresh.eval;
+
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.refresh.eval.Vectors.DoubleVector;
+import io.floe.topology.refresh.eval.Vectors.LongKind;
+import io.floe.topology.refresh.eval.Vectors.LongVector;
+import io.floe.topology.refresh.eval.Vectors.ObjectVector;
+import io.floe.topology.refresh.eval.Vectors.Vector;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The columnar hash aggregation of one worker of a refresh (DESIGN §5): batches of source rows go
+ * in, filtered to the chunk's buckets; group keys are encoded to longs (integers and temporal
+ * values as themselves, doubles by their bits, anything else through a dictionary of ids) and
+ * looked up in an open-addressing table of group ids; each aggregate keeps its state in arrays
+ * indexed by group id ({@link AggregateStates}). Partial aggregations of the same refresh merge
+ * exactly; the merged one yields the output rows. Not thread-safe: one per worker.
+ */
+final class PartialAggregation {
+
+  private final CompiledQuery query;
+  private final AggregateInput input;
+  private final CompiledExpressions.RowContext context;
+  private final Vector[] source;
+  private final int[] sourceColumns;
+  private final int bucketColumn;
+  private final BucketRangeSet ranges;
+  private final boolean nullBucket;
+  private final Vector[] inputs;
+  private final int[] keyColumns;
+  private final KeyEncoder[] encoders;
+  private final AggregateStates.State[] states;
+  private final int[] groupOfRow = new int[Vectors.BATCH];
+
+  private final long[] scratch;
+  private final long[][] keyValues;
+  private final long[] rowMasks = new long[Vectors.BATCH];
+  private int[] table = new int[1 << 10];
+  private long[] keys;
+  private long[] nullMasks = new long[64];
+  private int groups;
+
+  /**
+   * @param source the batch vectors the readers fill, one per source schema column (null for the
+   *     columns the view does not read)
+   * @param bucketColumn the source position of the bucket column
+   */
+  PartialAggregation(
+      CompiledQuery query,
+      Vector[] source,
+      int bucketColumn,
+      BucketRangeSet ranges,
+      boolean nullBucket) {
+    this.query = query;
+    this.input = query.aggregateInput();
+    this.context = query.newContext();
+    this.source = source;
+    this.bucketColumn = bucketColumn;
+    this.ranges = ranges;
+    this.nullBucket = nullBucket;
+    List<Integer> read = new ArrayList<>();
+    for (int i = 0; i < source.length; i++) {
+      if (source[i] != null) {
+        read.add(i);
+      }
+    }
+    this.sourceColumns = read.stream().mapToInt(Integer::intValue).toArray();
+    this.inputs = new Vector[input.width()];
+    for (int j = 0; j < inputs.length; j++) {
+      if (!input.isColumnar()) {
+        inputs[j] = new ObjectVector();
+      } else if (input.copies()[j] >= 0) {
+        inputs[j] = source[input.copies()[j]];
+      } else {
+        Vector bucketed = source[input.buckets()[j]];
+        inputs[j] = new LongVector(((LongVector) bucketed).kind);
+      }
+    }
+    this.keyColumns = query.groupKeys();
+    if (keyColumns.length > 64) {
+      throw new IllegalArgumentException("more than 64 group keys are not supported");
+    }
+    this.encoders = new KeyEncoder[keyColumns.length];
+    for (int k = 0; k < encoders.length; k++) {
+      Vector v = inputs[keyColumns[k]];
+      encoders[k] =
+          v instanceof LongVector lv
+              ? new LongKey(lv.kind)
+              : v instanceof DoubleVector ? new DoubleKey() : new DictionaryKey();
+    }
+    this.scratch = new long[keyColumns.length];
+    this.keyValues = new long[keyColumns.length][Vectors.BATCH];
+    this.keys = new long[64 * Math.max(1, keyColumns.length)];
+    this.states = new AggregateStates.State[input.calls().size()];
+    for (int a = 0; a < states.length; a++) {
+      int aggregate = a;
+      Supplier<Accumulators.Accumulator> boxed = () -> query.newAccumulator(aggregate);
+      states[a] = AggregateStates.factory(input.calls().get(a), input.types(), boxed).get();
+    }
+  }
+
+  /** The vectors the readers fill. */
+  Vector[] source() {
+    return source;
+  }
+
+  /** Groups so far. */
+  int groupCount() {
+    return groups;
+  }
+
+  /** Adds rows {@code [0, n)} of the source vectors. */
+  void add(int n) {
+    selectChunk(n);
+    if (input.isColumnar()) {
+      computeBuckets(n);
+    } else {
+      evaluateRows(n);
+    }
+    assignGroups(n);
+    for (AggregateStates.State state : states) {
+      state.grow(groups);
+      state.add(groupOfRow, n, inputs);
+    }
+  }
+
+  /** Rows outside the chunk's buckets get group -1: files and row groups overlap chunks. */
+  private void selectChunk(int n) {
+    Vector bucket = source[bucketColumn];
+    for (int i = 0; i < n; i++) {
+      boolean in = bucket.isNull(i) ? nullBucket : ranges.contains(((LongVector) bucket).values[i]);
+      groupOfRow[i] = in ? 0 : -1;
+    }
+  }
+
+  private void computeBuckets(int n) {
+    Bucketing bucketing = input.bucketing();
+    int[] buckets = input.buckets();
+    for (int j = 0; j < buckets.length; j++) {
+      if (buckets[j] < 0) {
+        continue;
+      }
+      LongVector from = (LongVector) source[buckets[j]];
+      LongVector to = (LongVector) inputs[j];
+      for (int i = 0; i < n; i++) {
+        if (from.nulls[i]) {
+          to.nulls[i] = true;
+        } else if (groupOfRow[i] >= 0) {
+          to.set(i, bucketing.floor(from.values[i]));
+        }
+      }
+    }
+  }
+
+  /** WHERE and computed expressions: Calcite's generated code, one boxed row at a time. */
+  private void evaluateRows(int n) {
+    Object[] row = new Object[query.sourceWidth()];
+    for (int i = 0; i < n; i++) {
+      if (groupOfRow[i] < 0) {
+        continue;
+      }
+      for (int c : sourceColumns) {
+        row[c] = source[c].get(i);
+      }
+      Object[] in = query.aggregateInputOf(row, context);
+      if (in == null) {
+        groupOfRow[i] = -1;
+        continue;
+      }
+      for (int j = 0; j < inputs.length; j++) {
+        inputs[j].set(i, in[j]);
+      }
+    }
+  }
+
+  /**
+   * Replaces each selected row's 0 in {@link #groupOfRow} by its group id: the key columns are
+   * encoded a column at a time (one tight loop per column, no call per value), then each row's key
+   * is looked up.
+   */
+  private void assignGroups(int n) {
+    int width = keyColumns.length;
+    Arrays.fill(rowMasks, 0, n, 0L);
+    for (int k = 0; k < width; k++) {
+      Vector v = inputs[keyColumns[k]];
+      long[] column = keyValues[k];
+      long bit = 1L << k;
+      if (v instanceof LongVector longs) {
+        for (int i = 0; i < n; i++) {
+          if (longs.nulls[i]) {
+            rowMasks[i] |= bit;
+            column[i] = 0;
+          } else {
+            column[i] = longs.values[i];
+          }
+        }
+      } else {
+        KeyEncoder encoder = encoders[k];
+        for (int i = 0; i < n; i++) {
+          if (groupOfRow[i] < 0) {
+            continue;
+          }
+          if (v.isNull(i)) {
+            rowMasks[i] |= bit;
+            column[i] = 0;
+          } else {
+            column[i] = encoder.encode(v, i);
+          }
+        }
+      }
+    }
+    long[] key = scratch;
+    for (int i = 0; i < n; i++) {
+      if (groupOfRow[i] < 0) {
+        continue;
+      }
+      for (int k = 0; k < width; k++) {
+        key[k] = keyValues[k][i];
+      }
+      groupOfRow[i] = findOrInsert(key, rowMasks[i]);
+    }
+  }
+
+  private static int hash(long[] key, long mask) {
+    long h = mask * 0x9E3779B97F4A7C15L;
+    for (long k : key) {
+      h = (h ^ k) * 0xC2B2AE3D27D4EB4FL;
+      h ^= h >>> 31;
+    }
+    return (int) (h ^ (h >>> 32));
+  }
+
+  private int findOrInsert(long[] key, long mask) {
+    int width = key.length;
+    int slotMask = table.length - 1;
+    int slot = hash(key, mask) & slotMask;
+    while (true) {
+      int g = table[slot] - 1;
+      if (g < 0) {
+        return insert(slot, key, mask);
+      }
+      if (nullMasks[g] == mask && equalKey(g, key, width)) {
+        return g;
+      }
+      slot = (slot + 1) & slotMask;
+    }
+  }
+
+  private boolean equalKey(int g, long[] key, int width) {
+    int base = g * width;
+    for (int k = 0; k < width; k++) {
+      if (keys[base + k] != key[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private int insert(int slot, long[] key, long mask) {
+    int g = groups++;
+    int width = key.length;
+    if (g == nullMasks.length) {
+      nullMasks = Arrays.copyOf(nullMasks, g * 2);
+      keys = Arrays.copyOf(keys, g * 2 * Math.max(1, width));
+    }
+    System.arraycopy(key, 0, keys, g * width, width);
+    nullMasks[g] = mask;
+    table[slot] = g + 1;
+    if (groups * 2 > table.length) {
+      rehash();
+    }
+    return g;
+  }
+
+  private void rehash() {
+    int width = scratch.length;
+    table = new int[table.length * 2];
+    int slotMask = table.length - 1;
+    long[] key = new long[width];
+    for (int g = 0; g < groups; g++) {
+      System.arraycopy(keys, g * width, key, 0, width);
+      int slot = hash(key, nullMasks[g]) & slotMask;
+      while (table[slot] != 0) {
+        slot = (slot + 1) & slotMask;
+      }
+      table[slot] = g + 1;
+    }
+  }
+
+  /** Folds another worker's partial aggregation of the same refresh into this one. */
+  void merge(PartialAggregation other) {
+    int width = scratch.length;
+    long[][] remaps = new long[width][];
+    for (int k = 0; k < width; k++) {
+      remaps[k] = encoders[k].remap(other.encoders[k]);
+    }
+    int[] map = new int[other.groups];
+    long[] key = new long[width];
+    for (int h = 0; h < other.groups; h++) {
+      long mask = other.nullMasks[h];
+      for (int k = 0; k < width; k++) {
+        long v = other.keys[h * width + k];
+        key[k] = (mask & (1L << k)) != 0 || remaps[k] == null ? v : remaps[k][(int) v];
+      }
+      map[h] = findOrInsert(key, mask);
+    }
+    for (int a = 0; a < states.length; a++) {
+      states[a].grow(groups);
+      states[a].merge(other.states[a], map, other.groups);
+    }
+  }
+
+  /** The view's output rows, sorted by bucket and group keys. */
+  List<Object[]> results() {
+    int width = scratch.length;
+    List<Object[]> rows = new ArrayList<>(groups);
+    for (int g = 0; g < groups; g++) {
+      Object[] row = new Object[width + states.length];
+      for (int k = 0; k < width; k++) {
+        row[k] = (nullMasks[g] & (1L << k)) != 0 ? null : encoders[k].decode(keys[g * width + k]);
+      }
+      for (int a = 0; a < states.length; a++) {
+        row[width + a] = states[a].result(g);
+      }
+      rows.add(row);
+    }
+    return query.finish(rows, context);
+  }
+
+  /** How the values of one group key column map to longs and back. */
+  private interface KeyEncoder {
+    long encode(Vector vector, int row);
+
+    Object decode(long key);
+
+    /** Ids of this encoder for the other's ids, or null when keys need no translation. */
+    long[] remap(KeyEncoder other);
+  }
+
+  private record LongKey(LongKind kind) implements KeyEncoder {
+    @Override
+    public long encode(Vector vector, int row) {
+      return vector.getLong(row);
+    }
+
+    @Override
+    public Object decode(long key) {
+      return kind == LongKind.INT ? (Object) (int) key : (Object) key;
+    }
+
+    @Override
+    public long[] remap(KeyEncoder other) {
+      return null;
+    }
+  }
+
+  /** Doubles by their bits: equal keys exactly when {@code Double.equals} says so. */
+  private record DoubleKey() implements KeyEncoder {
+    @Override
+    public long encode(Vector vector, int row) {
+      return Double.doubleToLongBits(vector.getDouble(row));
+    }
+
+    @Override
+    public Object decode(long key) {
+      return Double.longBitsToDouble(key);
+    }
+
+    @Override
+    public long[] remap(KeyEncoder other) {
+      return null;
+    }
+  }
+
+  /** Strings and any other values: ids in order of first appearance; equality is equals(). */
+  private static final class DictionaryKey implements KeyEncoder {
+    private final Map<Object, Integer> ids = new HashMap<>();
+    private final List<Object> values = new ArrayList<>();
+    private Object last;
+    private int lastId = -1;
+
+    @Override
+    public long encode(Vector vector, int row) {
+      Object value = vector.get(row);
+      // Readers hand out one instance per Parquet dictionary entry: most lookups end here.
+      if (value == last) {
+        return lastId;
+      }
+      int id = idOf(value);
+      last = value;
+      lastId = id;
+      return id;
+    }
+
+    private int idOf(Object value) {
+      Integer id = ids.get(value);
+      if (id == null) {
+        id = values.size();
+        ids.put(value, id);
+        values.add(value);
+      }
+      return id;
+    }
+
+    @Override
+    public Object decode(long key) {
+      return values.get((int) key);
+    }
+
+    @Override
+    public long[] remap(KeyEncoder other) {
+      List<Object> theirs = ((DictionaryKey) other).values;
+      long[] map = new long[theirs.size()];
+      for (int i = 0; i < map.length; i++) {
+        map[i] = idOf(theirs.get(i));
+      }
+      return map;
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package io.floe.topology.refresh.eval;
+
+import io.floe.topology.bucket.BucketRangeSet;
+import java.util.List;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.types.Types;
+
+/**
+ * What every file of one recompute is read for: the snapshot's schema, the projected columns and
+ * their positions in a source row, and the filter that prunes row groups.
+ *
+ * @param tableSchema the schema of the pinned snapshot
+ * @param projection the columns the view reads, in snapshot schema order
+ * @param positions per projected column, its position in the snapshot schema
+ * @param bucketFieldId the field id of the bucket column, whose page statistics prune pages
+ * @param ranges the bucket values (of the bucket column) a recompute needs
+ * @param nullBucket whether it needs rows whose bucket column is null
+ */
+record ScanColumns(
+    FileIO io,
+    Schema tableSchema,
+    Schema projection,
+    int[] positions,
+    Expression rowGroupFilter,
+    int bucketFieldId,
+    BucketRangeSet ranges,
+    boolean nullBucket) {
+
+  static ScanColumns of(
+      FileIO io,
+      Schema tableSchema,
+      List<String> columns,
+      Expression rowGroupFilter,
+      String bucketColumn,
+      BucketRangeSet ranges,
+      boolean nullBucket) {
+    Schema projection = tableSchema.select(columns);
+    List<Types.NestedField> all = tableSchema.columns();
+    int[] positions = new int[projection.columns().size()];
+    for (int i = 0; i < positions.length; i++) {
+      positions[i] = all.indexOf(tableSchema.findField(projection.columns().get(i).fieldId()));
+    }
+    return new ScanColumns(
+        io,
+        tableSchema,
+        projection,
+        positions,
+        rowGroupFilter,
+        tableSchema.findField(bucketColumn).fieldId(),
+        ranges,
+        nullBucket);
+  }
+}

@@ -1,0 +1,413 @@
+package io.floe.topology.refresh.eval;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.oracle.Oracle;
+import io.floe.topology.refresh.IcebergValues;
+import io.floe.topology.testing.IcebergFixture;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ViewPlan;
+import io.floe.topology.view.sql.ViewQueryBinder;
+import io.floe.topology.view.sql.ViewQueryParser;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The columnar recompute over real Iceberg tables and files, checked against the row-at-a-time
+ * evaluator ({@link CompiledQuery.Aggregation}) fed every live row through Iceberg's generic
+ * reader: every column type, every bucket column type, deletes of every kind, pruned row groups.
+ */
+class ViewScanTest {
+
+  @TempDir Path dir;
+  private IcebergFixture lake;
+  private ExecutorService threads;
+
+  @BeforeEach
+  void setUp() {
+    lake = IcebergFixture.create(dir);
+    threads = Executors.newFixedThreadPool(2);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    threads.shutdownNow();
+    lake.close();
+  }
+
+  private static final String SYMBOLS_QUERY =
+      """
+      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
+             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
+             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trades,
+             count(DISTINCT side) AS sides, avg(price) AS mean
+      FROM lake.market.trades
+      GROUP BY symbol, date_trunc('minute', ts)
+      """;
+
+  private static Schema typesSchema(Type bucketType) {
+    return new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "b", bucketType),
+        Types.NestedField.optional(3, "i", Types.IntegerType.get()),
+        Types.NestedField.optional(4, "l", Types.LongType.get()),
+        Types.NestedField.optional(5, "f", Types.FloatType.get()),
+        Types.NestedField.optional(6, "d", Types.DoubleType.get()),
+        Types.NestedField.optional(7, "s", Types.StringType.get()),
+        Types.NestedField.optional(8, "flag", Types.BooleanType.get()),
+        Types.NestedField.optional(9, "t", Types.TimeType.get()),
+        Types.NestedField.optional(10, "dt", Types.DateType.get()),
+        Types.NestedField.optional(11, "dec", Types.DecimalType.of(10, 2)),
+        Types.NestedField.optional(12, "bin", Types.BinaryType.get()));
+  }
+
+  private static Type bucketType(String name) {
+    return switch (name) {
+      case "date" -> Types.DateType.get();
+      case "timestamp" -> Types.TimestampType.withoutZone();
+      case "timestamptz" -> Types.TimestampType.withZone();
+      default -> Types.TimestampNanoType.withZone();
+    };
+  }
+
+  private static Object bucketValue(Type type, long minutes) {
+    LocalDateTime at = LocalDateTime.of(2026, 4, 8, 0, 0).plusMinutes(minutes);
+    return switch (type.typeId()) {
+      case DATE -> at.toLocalDate();
+      case TIMESTAMP ->
+          ((Types.TimestampType) type).shouldAdjustToUTC() ? at.atOffset(ZoneOffset.UTC) : at;
+      default -> at.atOffset(ZoneOffset.UTC).plusNanos(minutes % 7);
+    };
+  }
+
+  /** Rows with nulls in every optional column, over a few days, in several files. */
+  private Table typesTable(String bucketType) {
+    Type type = bucketType(bucketType);
+    Schema schema = typesSchema(type);
+    // Nanosecond timestamps need format v3.
+    Table table =
+        lake.catalog()
+            .createTable(
+                TableIdentifier.of("market", "types_" + bucketType),
+                schema,
+                PartitionSpec.unpartitioned(),
+                Map.of("format-version", type.typeId() == Type.TypeID.TIMESTAMP_NANO ? "3" : "2"));
+    Random random = new Random(7);
+    long id = 0;
+    for (int file = 0; file < 4; file++) {
+      List<Record> records = new ArrayList<>();
+      for (int r = 0; r < 500; r++) {
+        GenericRecord record = GenericRecord.create(schema);
+        record.setField("id", id++);
+        record.setField("b", nullOr(random, bucketValue(type, random.nextInt(3 * 1440))));
+        record.setField("i", nullOr(random, random.nextInt(100) - 50));
+        record.setField("l", nullOr(random, (long) random.nextInt(1000)));
+        record.setField("f", nullOr(random, random.nextInt(40) / 4.0f));
+        record.setField("d", nullOr(random, random.nextInt(400) / 8.0));
+        record.setField("s", nullOr(random, "s" + random.nextInt(5)));
+        record.setField("flag", nullOr(random, random.nextBoolean()));
+        record.setField("t", nullOr(random, LocalTime.ofSecondOfDay(random.nextInt(86_400))));
+        record.setField("dt", nullOr(random, LocalDate.of(2026, 1, 1 + random.nextInt(28))));
+        record.setField("dec", nullOr(random, BigDecimal.valueOf(random.nextInt(100_000), 2)));
+        record.setField(
+            "bin", nullOr(random, ByteBuffer.wrap(new byte[] {(byte) random.nextInt(4)})));
+        records.add(record);
+      }
+      lake.append(table, records);
+    }
+    return table;
+  }
+
+  private static Object nullOr(Random random, Object value) {
+    return random.nextInt(10) == 0 ? null : value;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"date", "timestamp", "timestamptz", "timestamp_ns"})
+  void shouldEqualTheRowEvaluatorForEveryBucketColumnTypeOnTheDirectPath(String bucketType)
+      throws InvalidViewException {
+    Table table = typesTable(bucketType);
+    String query =
+        "SELECT s, date_trunc('day', b) AS day_b, count(*) AS n, count(d) AS nd, sum(i) AS si,"
+            + " sum(l) AS sl, sum(d) AS sd, min(i) AS mini, max(l) AS maxl, min(f) AS minf,"
+            + " max(d) AS maxd, min(s) AS mins, max(b) AS maxb, min(t) AS mint, max(dt) AS maxdt,"
+            + " min_by(d, l) AS dbyl, max_by(i, b) AS ibyb, max_by(s, l) AS sbyl,"
+            + " arbitrary(s) AS anys, bool_and(flag) AS alls, count_if(flag) AS nflag,"
+            + " avg(d) AS avgd, stddev(d) AS sdd, approx_percentile(d, 0.5) AS medd,"
+            + " count(DISTINCT i) AS di, sum(l) FILTER (WHERE i > 0) AS pos"
+            + " FROM lake.market.t GROUP BY 1, 2";
+
+    ViewScan.Result result = assertSameRows(table, query, BucketRangeSet.of(all()), true, 2);
+
+    assertThat(result.stats().rowGroupsRead()).as("row groups read directly").isEqualTo(4);
+  }
+
+  @Test
+  void shouldEqualTheRowEvaluatorOnTheGenericPathWithWhereAndExpressions()
+      throws InvalidViewException {
+    Table table = typesTable("timestamptz");
+    String query =
+        "SELECT flag, date_trunc('hour', b) AS h, sum(dec) AS total, max(dec) AS top,"
+            + " count(bin) AS nb, sum(d * l) AS weighted, max(upper(s)) AS us, count(*) AS n"
+            + " FROM lake.market.t WHERE i > -20 AND s <> 's3' GROUP BY 1, 2";
+
+    ViewScan.Result result = assertSameRows(table, query, BucketRangeSet.of(all()), true, 2);
+
+    // Decimal and binary columns go through Iceberg's generic reader.
+    assertThat(result.stats().rowGroupsRead()).isZero();
+    assertThat(result.stats().rowsRead()).isEqualTo(2000);
+  }
+
+  @Test
+  void shouldRecomputeOnlyTheChunksBucketsAndTheNullBucketWhenAsked() throws InvalidViewException {
+    Table table = typesTable("timestamp");
+    String query = "SELECT date_trunc('hour', b) AS h, count(*) AS n FROM lake.market.t GROUP BY 1";
+    long from = micros(LocalDateTime.of(2026, 4, 8, 5, 0));
+    long to = micros(LocalDateTime.of(2026, 4, 9, 7, 0));
+
+    assertSameRows(table, query, BucketRangeSet.of(new BucketRange(from, to)), false, 2);
+    assertSameRows(table, query, BucketRangeSet.of(new BucketRange(from, to)), true, 1);
+  }
+
+  @Test
+  void shouldApplyPositionDeletesByFilePosition() throws InvalidViewException {
+    Table trades = lake.createTrades("market", "trades");
+    lake.append(trades, trades(0, 3000));
+    lake.append(trades, trades(3000, 3000));
+    lake.deleteByPosition(trades, r -> (Long) r.getField("id") % 7 == 0);
+
+    ViewScan.Result result =
+        assertSameRows(trades, SYMBOLS_QUERY, BucketRangeSet.of(all()), true, 2);
+
+    assertThat(result.stats().rowGroupsRead()).isEqualTo(2);
+    assertThat(result.stats().rowsRead()).isEqualTo(6000 - 858);
+  }
+
+  @Test
+  void shouldApplyEqualityDeletesThroughTheGenericReader() throws InvalidViewException {
+    Table trades = lake.createTrades("market", "trades");
+    lake.append(trades, trades(0, 3000));
+    lake.deleteByPosition(trades, r -> (Long) r.getField("id") % 7 == 0);
+    lake.deleteByEquality(trades, List.of(1L, 2L, 3L, 10L, 2999L));
+
+    ViewScan.Result result =
+        assertSameRows(trades, SYMBOLS_QUERY, BucketRangeSet.of(all()), true, 2);
+
+    assertThat(result.stats().rowsRead()).isEqualTo(3000 - 429 - 5);
+  }
+
+  @Test
+  void shouldApplyDeletionVectors() throws Exception {
+    Table trades =
+        lake.catalog()
+            .createTable(
+                TableIdentifier.of("market", "trades_v3"),
+                IcebergFixture.TRADES,
+                PartitionSpec.builderFor(IcebergFixture.TRADES).day("ts").build(),
+                Map.of("format-version", "3"));
+    lake.append(trades, trades(0, 4000));
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(trades, 1, 1).format(FileFormat.PUFFIN).build();
+    BaseDVFileWriter writer = new BaseDVFileWriter(files, path -> null);
+    try (CloseableIterable<FileScanTask> tasks = trades.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        for (long pos = 0; pos < task.file().recordCount(); pos += 3) {
+          writer.delete(task.file().location(), pos, task.spec(), task.file().partition());
+        }
+      }
+    }
+    writer.close();
+    RowDelta delta = trades.newRowDelta();
+    writer.result().deleteFiles().forEach(delta::addDeletes);
+    delta.commit();
+
+    ViewScan.Result result =
+        assertSameRows(trades, SYMBOLS_QUERY, BucketRangeSet.of(all()), true, 2);
+
+    assertThat(result.stats().rowsRead()).isEqualTo(4000 - 1334);
+    assertThat(result.stats().rowGroupsRead()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldReadOnlyTheRowGroupsOverlappingTheChunkInATimeSortedFile()
+      throws InvalidViewException {
+    Table trades = lake.createTrades("market", "sorted");
+    trades.updateProperties().set("write.parquet.row-group-size-bytes", "4096").commit();
+    lake.append(trades, trades(0, 20_000));
+    // One minute in the middle of the day the file covers.
+    long from = micros(LocalDateTime.of(2026, 4, 8, 12, 0));
+    BucketRangeSet minute = BucketRangeSet.of(new BucketRange(from, from + 60_000_000L));
+
+    ViewScan.Result result = assertSameRows(trades, SYMBOLS_QUERY, minute, false, 1);
+
+    assertThat(result.stats().rowGroupsSkipped()).isGreaterThan(10);
+    assertThat(result.stats().rowsRead()).isLessThan(20_000 / 10);
+  }
+
+  @Test
+  void shouldReadOnlyThePagesOverlappingTheChunkInATimeSortedRowGroup()
+      throws InvalidViewException {
+    Table trades = lake.createTrades("market", "paged");
+    trades.updateProperties().set("write.parquet.page-row-limit", "500").commit();
+    lake.append(trades, trades(0, 20_000));
+    long from = micros(LocalDateTime.of(2026, 4, 8, 12, 0));
+    BucketRangeSet minutes = BucketRangeSet.of(new BucketRange(from, from + 3 * 60_000_000L));
+
+    ViewScan.Result result = assertSameRows(trades, SYMBOLS_QUERY, minutes, false, 1);
+
+    // 42 rows in those minutes, in one or two pages of 500 of the one row group.
+    assertThat(result.stats().rowGroupsRead()).isEqualTo(1);
+    assertThat(result.stats().rowsRead()).isBetween(42L, 1000L);
+  }
+
+  @Test
+  void shouldApplyPositionDeletesToTheRowsOfPrunedPages() throws InvalidViewException {
+    Table trades = lake.createTrades("market", "paged");
+    trades.updateProperties().set("write.parquet.page-row-limit", "500").commit();
+    lake.append(trades, trades(0, 20_000));
+    lake.deleteByPosition(trades, r -> (Long) r.getField("id") % 3 == 0);
+    long from = micros(LocalDateTime.of(2026, 4, 8, 12, 0));
+    BucketRangeSet minutes = BucketRangeSet.of(new BucketRange(from, from + 10 * 60_000_000L));
+
+    ViewScan.Result result = assertSameRows(trades, SYMBOLS_QUERY, minutes, false, 1);
+
+    assertThat(result.stats().rowsRead()).isLessThan(2000);
+  }
+
+  /** Trades {@code [first, first + n)} evenly over 2026-04-08, in time order. */
+  private static List<Record> trades(long first, int n) {
+    List<Record> records = new ArrayList<>();
+    String[] symbols = {"A", "B", "C"};
+    for (int i = 0; i < n; i++) {
+      long id = first + i;
+      long micros = micros(LocalDateTime.of(2026, 4, 8, 0, 0)) + 86_400_000_000L * i / n + id;
+      Record r = GenericRecord.create(IcebergFixture.TRADES);
+      r.setField("id", id);
+      r.setField("symbol", symbols[(int) (id % 3)]);
+      r.setField(
+          "ts",
+          OffsetDateTime.of(LocalDateTime.of(2026, 4, 8, 0, 0), ZoneOffset.UTC)
+              .plusNanos((micros - micros(LocalDateTime.of(2026, 4, 8, 0, 0))) * 1000));
+      r.setField("price", (id % 97) / 4.0);
+      r.setField("quantity", id % 11 == 0 ? null : id % 50);
+      r.setField("side", id % 5 == 0 ? null : id % 2 == 0 ? "B" : "S");
+      records.add(r);
+    }
+    return records;
+  }
+
+  private static long micros(LocalDateTime at) {
+    return at.toEpochSecond(ZoneOffset.UTC) * 1_000_000L;
+  }
+
+  private static BucketRange all() {
+    return new BucketRange(Long.MIN_VALUE, Long.MAX_VALUE);
+  }
+
+  private ViewScan.Result assertSameRows(
+      Table table, String sql, BucketRangeSet ranges, boolean nullBucket, int parallelism)
+      throws InvalidViewException {
+    long snapshot = table.currentSnapshot().snapshotId();
+    Schema schema = table.schema();
+    String bound = sql.replace("lake.market.t ", "lake.market." + table.name() + " ");
+    ViewPlan plan = ViewQueryBinder.bind(ViewQueryParser.parse(bound), schema, ZoneOffset.UTC);
+    CompiledQuery query = CompiledQuery.compile(plan);
+    int bucket = schema.columns().indexOf(schema.findField(plan.bucketColumn()));
+
+    CompiledQuery.Aggregation expected = query.newAggregation();
+    for (Record record : Oracle.rows(table, snapshot)) {
+      Object[] row = new Object[schema.columns().size()];
+      for (int c = 0; c < row.length; c++) {
+        row[c] = IcebergValues.toNative(schema.columns().get(c).type(), record.get(c));
+      }
+      boolean in =
+          row[bucket] == null ? nullBucket : ranges.contains(((Number) row[bucket]).longValue());
+      if (in) {
+        expected.add(row);
+      }
+    }
+    List<FileScanTask> tasks = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> planned =
+        table.newScan().useSnapshot(snapshot).planFiles()) {
+      planned.forEach(tasks::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    ViewScan.Result result =
+        ViewScan.evaluate(
+            query,
+            new ViewScan.Scan(
+                table.io(),
+                schema,
+                tasks,
+                plan.requiredColumns(),
+                plan.bucketColumn(),
+                ranges,
+                nullBucket,
+                ranges.ranges().get(0).start() == Long.MIN_VALUE
+                    ? Expressions.alwaysTrue()
+                    : Expressions.and(
+                        Expressions.greaterThanOrEqual(
+                            plan.bucketColumn(), ranges.ranges().get(0).start()),
+                        Expressions.lessThan(plan.bucketColumn(), ranges.ranges().get(0).end()))),
+            threads,
+            parallelism);
+
+    List<Object[]> want = expected.results();
+    assertThat(want).isNotEmpty();
+    assertThat(result.rows()).hasSameSizeAs(want);
+    for (int r = 0; r < want.size(); r++) {
+      Object[] a = result.rows().get(r);
+      Object[] e = want.get(r);
+      for (int c = 0; c < e.length; c++) {
+        if (e[c] instanceof Double x && a[c] instanceof Double y) {
+          assertThat(y).as("row %d column %d", r, c).isCloseTo(x, within(x));
+        } else {
+          assertThat(a[c]).as("row %d column %d", r, c).isEqualTo(e[c]);
+        }
+      }
+    }
+    return result;
+  }
+
+  private static org.assertj.core.data.Offset<Double> within(double x) {
+    return org.assertj.core.data.Offset.offset(1e-9 * Math.max(1, Math.abs(x)));
+  }
+}
