@@ -24,6 +24,7 @@ import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.filter2.predicate.FilterPredicate;
@@ -224,16 +225,23 @@ final class ParquetBatches {
    * Opens a file with the page filter of the recompute's buckets, reading the footer once: the
    * filter needs the file's name of the bucket column, which only the footer knows.
    */
+  /**
+   * Read options over a plain configuration: the default builder creates a Hadoop configuration,
+   * which parses Hadoop's XML defaults again for every file (it was most of a small refresh).
+   */
+  private static ParquetReadOptions.Builder readOptions() {
+    return ParquetReadOptions.builder(new PlainParquetConfiguration());
+  }
+
   private static ParquetFileReader open(org.apache.parquet.io.InputFile file, ScanColumns columns)
       throws IOException {
     org.apache.parquet.io.SeekableInputStream stream = file.newStream();
     try {
-      ParquetMetadata footer =
-          ParquetFileReader.readFooter(file, ParquetReadOptions.builder().build(), stream);
+      ParquetMetadata footer = ParquetFileReader.readFooter(file, readOptions().build(), stream);
       org.apache.parquet.schema.Type bucketField =
           fieldById(footer.getFileMetaData().getSchema(), columns.bucketFieldId());
       FilterPredicate pages = bucketField == null ? null : pageFilter(bucketField, columns);
-      ParquetReadOptions.Builder options = ParquetReadOptions.builder();
+      ParquetReadOptions.Builder options = readOptions();
       if (pages != null) {
         // Only the column-index (page) filter: row groups are pruned apart, rows checked exactly.
         options
