@@ -51,8 +51,8 @@ public final class FloeMeters implements FloeMetrics {
   public FloeMeters() {
     // Kafka Streams tags a store's metrics by its kind (in-memory-state-id, rocksdb-state-id);
     // Prometheus needs one set of tag keys per metric name, and Floe has stores of both kinds.
-    for (String kind : new String[] {"in-memory-state-id", "rocksdb-state-id"}) {
-      registry.config().meterFilter(MeterFilter.renameTag("kafka.stream.state", kind, "state-id"));
+    for (String kind : new String[] {"in.memory.state.id", "rocksdb.state.id"}) {
+      registry.config().meterFilter(MeterFilter.renameTag("kafka.stream.state", kind, "state.id"));
     }
     new JvmMemoryMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
