@@ -100,8 +100,7 @@ final class ChunkRecompute {
 
     // 1. Recompute the chunk's buckets from the pinned source snapshot.
     Expression sourceFilter =
-        BucketFilters.of(
-            plan.bucketColumn(), bucketType.isDate(), chunk.ranges(), chunk.nullBucket());
+        BucketFilters.of(plan.bucketColumn(), bucketType, chunk.ranges(), chunk.nullBucket());
     SourceReader reader =
         new SourceReader(
             source, snapshot.snapshotId(), schema, plan.requiredColumns(), sourceFilter);
@@ -174,7 +173,7 @@ final class ChunkRecompute {
     BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
     Expression filter =
         BucketFilters.of(
-            plan.bucketOutput(), bucketType.isDate(), targetRanges, chunk.nullBucket());
+            plan.bucketOutput(), bucketType.targetType(), targetRanges, chunk.nullBucket());
     Map<String, FileScanTask> files = new LinkedHashMap<>();
     try (CloseableIterable<FileScanTask> tasks = target.newScan().filter(filter).planFiles()) {
       for (FileScanTask task : tasks) {
@@ -213,13 +212,7 @@ final class ChunkRecompute {
   private BucketRangeSet toTargetRanges(BucketRangeSet ranges) {
     List<BucketRange> converted = new ArrayList<>();
     for (BucketRange range : ranges.ranges()) {
-      long start =
-          range.start() == Long.MIN_VALUE
-              ? Long.MIN_VALUE
-              : bucketType.toTargetValue(range.start());
-      long end =
-          range.end() == Long.MAX_VALUE ? Long.MAX_VALUE : bucketType.toTargetValue(range.end());
-      converted.add(new BucketRange(start, end));
+      converted.add(bucketType.toTargetRange(range));
     }
     return BucketRangeSet.of(converted);
   }
