@@ -138,6 +138,20 @@ public final class Bucketing {
     return startOf(granularity.next(granularity.floor(localDay(bucketStart))));
   }
 
+  /**
+   * A bucket start as the target's bucket column holds it ({@link BucketColumnType#targetType}).
+   * The first bucket of a nanosecond column starts before 1677-09-21T00:12:43.145224192Z, where
+   * nanoseconds saturate at {@code Long.MIN_VALUE}; microseconds hold its real start, which it
+   * gets.
+   */
+  public long toTargetValue(long bucketStart) {
+    long value = columnType.toTargetValue(bucketStart);
+    if (bucketStart == Long.MIN_VALUE && columnType.targetType() != columnType) {
+      return of(granularity, columnType.targetType(), zone).floor(value);
+    }
+    return value;
+  }
+
   /** The bucket containing {@code value}. */
   public BucketRange bucketOf(long value) {
     long start = floor(value);

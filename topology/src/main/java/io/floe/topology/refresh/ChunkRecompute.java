@@ -94,7 +94,7 @@ final class ChunkRecompute {
    *     recompute the chunk's buckets
    * @param operationId part of every new file's name
    */
-  Written compute(Chunks.Chunk chunk, Long deltaBase, String operationId) {
+  Written compute(ChunkPlan.Chunk chunk, Long deltaBase, String operationId) {
     target.refresh();
     Snapshot startingTarget = target.currentSnapshot();
 
@@ -123,7 +123,7 @@ final class ChunkRecompute {
     int bucketOutput = outputPosition(plan.bucketOutput());
     for (Object[] row : rows) {
       if (row[bucketOutput] instanceof Long value) {
-        row[bucketOutput] = bucketType.toTargetValue(value);
+        row[bucketOutput] = plan.bucketing().toTargetValue(value);
       }
     }
     DeltaMerger delta =
@@ -169,7 +169,7 @@ final class ChunkRecompute {
    * delta absorbed (the other groups of those buckets did not change). Returns the rows replaced.
    */
   private long rewriteTargetFiles(
-      Chunks.Chunk chunk, TargetWriter writer, List<DataFile> removed, DeltaMerger delta) {
+      ChunkPlan.Chunk chunk, TargetWriter writer, List<DataFile> removed, DeltaMerger delta) {
     BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
     Expression filter =
         BucketFilters.of(

@@ -181,6 +181,11 @@ class BucketingTest {
     assertThat(minute.floor(Long.MIN_VALUE)).isEqualTo(Long.MIN_VALUE);
     assertThat(BucketColumnType.TIMESTAMP_NS.toInstant(minute.next(Long.MIN_VALUE)))
         .isEqualTo(Instant.parse("1677-09-21T00:13:00Z"));
+    // The target holds buckets in microseconds, which reach that minute's real start.
+    assertThat(instant(minute.toTargetValue(Long.MIN_VALUE)))
+        .isEqualTo(Instant.parse("1677-09-21T00:12:00Z"));
+    assertThat(instant(minute.toTargetValue(minute.next(Long.MIN_VALUE))))
+        .isEqualTo(Instant.parse("1677-09-21T00:13:00Z"));
   }
 
   @Test

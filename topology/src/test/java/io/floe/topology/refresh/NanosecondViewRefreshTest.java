@@ -139,6 +139,52 @@ class NanosecondViewRefreshTest {
     OracleAssertions.assertMatches(target(view), ticks, s2, TICKS);
   }
 
+  private static final String VOLUME =
+      """
+      SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS ticks,
+             sum(quantity) AS volume, min(ts) AS first_ts
+      FROM lake.market.ticks
+      GROUP BY 1, 2
+      """;
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(booleans = {false, true})
+  void shouldFoldAppendsNearTheEndsOfTheNanosecondRangeIntoADecomposableView(boolean zoned) {
+    Table ticks =
+        createTicks(
+            zoned ? Types.TimestampNanoType.withZone() : Types.TimestampNanoType.withoutZone());
+    // Nanoseconds reach from 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z:
+    // the first and the last minute of the range are not whole, and their buckets saturate.
+    long s1 =
+        lake.append(
+            ticks,
+            List.of(
+                tick(ticks, 1, "AAPL", "1677-09-21T00:12:50Z", 10.0),
+                tick(ticks, 2, "AAPL", "2026-04-08T10:00:01Z", 11.0),
+                tick(ticks, 3, "AAPL", "2262-04-11T23:47:01Z", 12.0)));
+    ViewDefinition view =
+        ViewDefinition.of("volume", VOLUME, TableName.parse("lake.analytics.volume"));
+    refresh(view, s1, null, DirtyBuckets.none());
+    OracleAssertions.assertMatches(target(view), ticks, s1, VOLUME);
+
+    long s2 =
+        lake.append(
+            ticks,
+            List.of(
+                tick(ticks, 4, "AAPL", "2262-04-11T23:47:16.5Z", 13.0),
+                tick(ticks, 5, "AAPL", "1677-09-21T00:12:59.999999999Z", 14.0)));
+    DirtyBuckets dirty = detect(ticks, s2, view);
+    RefreshOutcome outcome = refresh(view, s2, s1, dirty);
+
+    assertThat(dirty.ranges().ranges()).hasSize(2);
+    assertThat(dirty.ranges().ranges().get(0).start()).isEqualTo(Long.MIN_VALUE);
+    assertThat(dirty.ranges().ranges().get(1).isOpenEnded()).isTrue();
+    assertThat(outcome.delta()).isTrue();
+    assertThat(outcome.rowsRead()).isEqualTo(2);
+    assertThat(outcome.rowsRemoved()).isEqualTo(2);
+    OracleAssertions.assertMatches(target(view), ticks, s2, VOLUME);
+  }
+
   private static DirtyBuckets detect(Table table, long snapshot, ViewDefinition view) {
     table.refresh();
     BucketedView buckets = BucketedView.of(ViewRefresherTest.compiled(view));
