@@ -71,39 +71,90 @@ public enum BucketColumnType {
         Math.floorMod(value, perSecond) * (1_000_000_000L / perSecond));
   }
 
-  /** The stored value of an instant, truncated to the column's precision. */
+  /**
+   * The stored value of an instant, truncated to the column's precision. An instant beyond the
+   * column's range saturates: before it, {@code Long.MIN_VALUE}; after it, {@code Long.MAX_VALUE}.
+   * Bucket boundaries are computed through this, so that the first bucket of a column reaches down
+   * to the smallest long and the last one up to the largest, never wrapping round.
+   */
   public long fromInstant(Instant instant) {
     long perSecond = unitsPerSecond();
-    return Math.addExact(
-        Math.multiplyExact(instant.getEpochSecond(), perSecond),
-        instant.getNano() / (1_000_000_000L / perSecond));
+    long seconds = instant.getEpochSecond();
+    long below = instant.getNano() / (1_000_000_000L / perSecond);
+    try {
+      return Math.addExact(Math.multiplyExact(seconds, perSecond), below);
+    } catch (ArithmeticException beyond) {
+      if (seconds >= 0) {
+        return Long.MAX_VALUE;
+      }
+      // seconds * perSecond may underflow while the value itself does not.
+      try {
+        return Math.subtractExact(Math.multiplyExact(seconds + 1, perSecond), perSecond - below);
+      } catch (ArithmeticException before) {
+        return Long.MIN_VALUE;
+      }
+    }
   }
 
   /**
    * A stored value in epoch microseconds UTC, the unit of bucket ranges on Floe's topics; a date is
-   * its midnight UTC.
+   * its midnight UTC. The open ends of ranges ({@code Long.MIN_VALUE}, {@code Long.MAX_VALUE}) stay
+   * open, and a date beyond the microsecond range saturates.
    */
   public long toEpochMicros(long value) {
+    if (value == Long.MIN_VALUE || value == Long.MAX_VALUE) {
+      return value;
+    }
     return switch (this) {
-      case DATE -> Math.multiplyExact(value, MICROS_PER_DAY);
+      case DATE -> saturatedMultiply(value, MICROS_PER_DAY);
       case TIMESTAMP, TIMESTAMPTZ -> value;
       case TIMESTAMP_NS, TIMESTAMPTZ_NS -> Math.floorDiv(value, 1000L);
     };
   }
 
   /**
-   * A stored value as the target's bucket column holds it: nanosecond buckets are kept in
-   * microseconds there (buckets are whole minutes or longer, so nothing is lost).
+   * The type of the view's bucket column in the target: nanosecond buckets are kept in microseconds
+   * there (buckets are whole minutes or longer, so nothing is lost); every other type as it is.
    */
-  public long toTargetValue(long value) {
-    return this == TIMESTAMP_NS || this == TIMESTAMPTZ_NS ? Math.floorDiv(value, 1000L) : value;
+  public BucketColumnType targetType() {
+    return switch (this) {
+      case TIMESTAMP_NS -> TIMESTAMP;
+      case TIMESTAMPTZ_NS -> TIMESTAMPTZ;
+      default -> this;
+    };
   }
 
-  /** The inverse of {@link #toTargetValue}. */
+  /** A stored bucket value as the target's bucket column holds it (see {@link #targetType}). */
+  public long toTargetValue(long value) {
+    return this == targetType() ? value : Math.floorDiv(value, 1000L);
+  }
+
+  /**
+   * A range of stored values as a range of the target's bucket column: the smallest target range
+   * holding every converted value of the range. Open ends stay open.
+   */
+  public BucketRange toTargetRange(BucketRange range) {
+    if (this == targetType()) {
+      return range;
+    }
+    long start = range.start() == Long.MIN_VALUE ? Long.MIN_VALUE : toTargetValue(range.start());
+    long end = range.end() == Long.MAX_VALUE ? Long.MAX_VALUE : -Math.floorDiv(-range.end(), 1000L);
+    return new BucketRange(start, end);
+  }
+
+  /** The inverse of {@link #toTargetValue}, saturating beyond the column's range. */
   public long fromTargetValue(long value) {
-    return this == TIMESTAMP_NS || this == TIMESTAMPTZ_NS
-        ? Math.multiplyExact(value, 1000L)
-        : value;
+    return this == targetType() ? value : saturatedMultiply(value, 1000L);
+  }
+
+  private static long saturatedMultiply(long value, long factor) {
+    long high = Math.multiplyHigh(value, factor);
+    long low = value * factor;
+    // The product fits in a long when its high half is only the sign extension of its low half.
+    if (high == (low >> 63)) {
+      return low;
+    }
+    return value < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
   }
 
   /** The Iceberg type name as users write it. */

@@ -125,7 +125,7 @@ public final class BucketRangeSet {
       BucketRange r = ranges.get(mid);
       if (value < r.start()) {
         high = mid - 1;
-      } else if (value >= r.end()) {
+      } else if (value >= r.end() && !r.isOpenEnded()) {
         low = mid + 1;
       } else {
         return true;

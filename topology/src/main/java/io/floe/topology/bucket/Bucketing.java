@@ -22,8 +22,25 @@ import java.util.Objects;
  *
  * <p>{@code date} columns are calendar days with no zone: the zone does not apply to them, and
  * minute and hour buckets are refused.
+ *
+ * <p>Near the limits of a column's range nothing overflows or wraps: a bucket whose real start lies
+ * before the range starts at {@code Long.MIN_VALUE}, and one whose real end lies beyond it ends at
+ * {@code Long.MAX_VALUE} (an end that {@link BucketRange} reads as "no end"). So every long, the
+ * open-ended sentinels included, lies in exactly one bucket.
  */
 public final class Bucketing {
+
+  /**
+   * Offset transitions {@link #countBuckets} and {@link #advance} walk before they estimate: two a
+   * year for ten thousand years (java.time caches the transitions of each year it computes).
+   */
+  private static final int MAX_TRANSITIONS = 20_000;
+
+  // Date arithmetic is exact between two days that start a bucket of every granularity (Mondays
+  // that are January 1st) near the ends of java.time's range, far beyond Iceberg's int dates. The
+  // first bucket reaches down to Long.MIN_VALUE below the first, the last saturates from the last.
+  private static final long FIRST_DATE = mondayJanuaryFirst(LocalDate.MIN.getYear() + 1, 1);
+  private static final long LAST_DATE = mondayJanuaryFirst(LocalDate.MAX.getYear() - 1, -1);
 
   private final Granularity granularity;
   private final BucketColumnType columnType;
@@ -39,6 +56,15 @@ public final class Bucketing {
     this.rules = zone.getRules();
     this.fixedOffsetSeconds =
         rules.isFixedOffset() ? (long) rules.getOffset(Instant.EPOCH).getTotalSeconds() : null;
+  }
+
+  private static long mondayJanuaryFirst(int fromYear, int step) {
+    for (int year = fromYear; ; year += step) {
+      LocalDate day = LocalDate.of(year, 1, 1);
+      if (day.getDayOfWeek() == java.time.DayOfWeek.MONDAY) {
+        return day.toEpochDay();
+      }
+    }
   }
 
   /**
@@ -71,28 +97,59 @@ public final class Bucketing {
     return zone;
   }
 
-  /** The start of the bucket that contains {@code value}: {@code date_trunc}. */
+  /**
+   * The start of the bucket that contains {@code value}: {@code date_trunc}. When that start lies
+   * before the column's range, the first bucket saturates: {@code Long.MIN_VALUE}.
+   */
   public long floor(long value) {
     if (columnType.isDate()) {
+      if (value < FIRST_DATE) {
+        return Long.MIN_VALUE;
+      }
+      if (value >= LAST_DATE) {
+        return LAST_DATE;
+      }
       return granularity.floor(LocalDate.ofEpochDay(value)).toEpochDay();
     }
     if (granularity.isTimeOfDay()) {
       return floorTimeOfDay(value);
     }
-    LocalDate localDay = LocalDate.ofInstant(columnType.toInstant(value), zone);
-    return startOf(granularity.floor(localDay));
+    return startOf(granularity.floor(localDay(value)));
   }
 
-  /** The start of the bucket that follows the bucket starting at {@code bucketStart}. */
+  /**
+   * The start of the bucket that follows the bucket starting at (or containing) {@code
+   * bucketStart}. When that start lies beyond the column's range, the last bucket saturates: {@code
+   * Long.MAX_VALUE}, which is also the next of {@code Long.MAX_VALUE}.
+   */
   public long next(long bucketStart) {
     if (columnType.isDate()) {
-      return granularity.next(LocalDate.ofEpochDay(bucketStart)).toEpochDay();
+      if (bucketStart < FIRST_DATE) {
+        return FIRST_DATE;
+      }
+      if (bucketStart >= LAST_DATE) {
+        return Long.MAX_VALUE;
+      }
+      return granularity.next(granularity.floor(LocalDate.ofEpochDay(bucketStart))).toEpochDay();
     }
     if (granularity.isTimeOfDay()) {
       return nextTimeOfDay(bucketStart);
     }
-    LocalDate localDay = LocalDate.ofInstant(columnType.toInstant(bucketStart), zone);
-    return startOf(granularity.next(granularity.floor(localDay)));
+    return startOf(granularity.next(granularity.floor(localDay(bucketStart))));
+  }
+
+  /**
+   * A bucket start as the target's bucket column holds it ({@link BucketColumnType#targetType}).
+   * The first bucket of a nanosecond column starts before 1677-09-21T00:12:43.145224192Z, where
+   * nanoseconds saturate at {@code Long.MIN_VALUE}; microseconds hold its real start, which it
+   * gets.
+   */
+  public long toTargetValue(long bucketStart) {
+    long value = columnType.toTargetValue(bucketStart);
+    if (bucketStart == Long.MIN_VALUE && columnType.targetType() != columnType) {
+      return of(granularity, columnType.targetType(), zone).floor(value);
+    }
+    return value;
   }
 
   /** The bucket containing {@code value}. */
@@ -112,43 +169,215 @@ public final class Bucketing {
     return new BucketRange(floor(min), next(floor(max)));
   }
 
+  /**
+   * The number of buckets in {@code [from, to)}, both bucket boundaries, computed without visiting
+   * each bucket: exact for {@code date} columns, calendar buckets and zones of a fixed offset. For
+   * minute and hour buckets in a zone that changes offset it walks the transitions in between (two
+   * a year), and estimates the rest beyond {@value #MAX_TRANSITIONS} transitions.
+   */
+  public long countBuckets(long from, long to) {
+    if (from >= to) {
+      return 0;
+    }
+    if (columnType.isDate() || !granularity.isTimeOfDay()) {
+      return calendarIndex(to - 1) - calendarIndex(from) + 1;
+    }
+    if (fixedOffsetSeconds != null) {
+      long offset = fixedOffsetSeconds * columnType.unitsPerSecond();
+      return alignedIndex(to - 1, offset) - alignedIndex(from, offset) + 1;
+    }
+    long count = 0;
+    long cursor = from;
+    for (int i = 0; cursor < to; i++) {
+      Instant at = columnType.toInstant(cursor);
+      long offset = rules.getOffset(at).getTotalSeconds() * columnType.unitsPerSecond();
+      ZoneOffsetTransition transition = i < MAX_TRANSITIONS ? rules.nextTransition(at) : null;
+      long pieceEnd =
+          transition == null ? to : Math.min(to, columnType.fromInstant(transition.getInstant()));
+      // Within one offset, buckets are aligned; the piece's first bucket starts at its start.
+      count += alignedIndex(pieceEnd - 1, offset) - alignedIndex(cursor, offset) + 1;
+      cursor = pieceEnd;
+    }
+    return count;
+  }
+
+  /**
+   * The bucket boundary {@code n} buckets after the bucket boundary {@code from} (n ≥ 0),
+   * saturating at {@code Long.MAX_VALUE}; computed without visiting each bucket, and exactly where
+   * {@link #countBuckets} is exact.
+   */
+  public long advance(long from, long n) {
+    if (n < 0) {
+      throw new IllegalArgumentException("Cannot advance by " + n + " buckets");
+    }
+    if (columnType.isDate() || !granularity.isTimeOfDay()) {
+      if (n == 0) {
+        return from;
+      }
+      long index = calendarIndex(from);
+      // The last bucket (index `last`) ends at Long.MAX_VALUE.
+      long last = calendarIndex(Long.MAX_VALUE - 1);
+      return n > last - index ? Long.MAX_VALUE : calendarStart(index + n);
+    }
+    long unit = granularity.seconds() * columnType.unitsPerSecond();
+    long cursor = from;
+    long remaining = n;
+    // Piece by piece of one offset: a transition starts a new bucket.
+    for (int i = 0; remaining > 0 && cursor != Long.MAX_VALUE; i++) {
+      long offset = offsetAt(cursor);
+      ZoneOffsetTransition transition =
+          fixedOffsetSeconds != null || i >= MAX_TRANSITIONS
+              ? null
+              : rules.nextTransition(columnType.toInstant(cursor));
+      long pieceEnd =
+          transition == null ? Long.MAX_VALUE : columnType.fromInstant(transition.getInstant());
+      long inPiece = alignedIndex(pieceEnd - 1, offset) - alignedIndex(cursor, offset) + 1;
+      if (remaining < inPiece) {
+        // The piece's first bucket may be short (saturated, or starting at a transition).
+        long firstEnd = saturatedAdd(cursor, unit - pastBoundary(cursor, offset, unit));
+        long target = plusUnits(firstEnd, remaining - 1, unit);
+        // Past MAX_TRANSITIONS the offset is assumed to hold: an estimate, but still a boundary.
+        return fixedOffsetSeconds != null || transition != null ? target : floor(target);
+      }
+      remaining -= inPiece;
+      cursor = pieceEnd;
+    }
+    return cursor;
+  }
+
+  private LocalDate localDay(long value) {
+    return LocalDate.ofInstant(columnType.toInstant(value), zone);
+  }
+
   private long startOf(LocalDate localDay) {
     // atStartOfDay(zone) resolves a midnight that falls in a DST gap to the first valid instant.
     return columnType.fromInstant(localDay.atStartOfDay(zone).toInstant());
   }
 
+  /** The index of the calendar bucket (or date bucket) holding {@code value}, in buckets. */
+  private long calendarIndex(long value) {
+    LocalDate start;
+    if (columnType.isDate()) {
+      if (value < FIRST_DATE) {
+        return calendarIndexOf(LocalDate.ofEpochDay(FIRST_DATE)) - 1;
+      }
+      start = LocalDate.ofEpochDay(floor(value));
+    } else {
+      start = granularity.floor(localDay(value));
+    }
+    return calendarIndexOf(start);
+  }
+
+  private long calendarIndexOf(LocalDate start) {
+    return switch (granularity) {
+      case DAY -> start.toEpochDay();
+      // 1969-12-29, three days before the epoch, is a Monday.
+      case WEEK -> Math.floorDiv(start.toEpochDay() + 3, 7);
+      case MONTH -> start.getYear() * 12L + start.getMonthValue() - 1;
+      case QUARTER -> start.getYear() * 4L + (start.getMonthValue() - 1) / 3;
+      case YEAR -> start.getYear();
+      default -> throw new IllegalStateException(granularity + " is not a calendar granularity");
+    };
+  }
+
+  /** The start of the calendar bucket of index {@code index}, saturating at the range's end. */
+  private long calendarStart(long index) {
+    LocalDate start =
+        switch (granularity) {
+          case DAY -> LocalDate.ofEpochDay(index);
+          case WEEK -> LocalDate.ofEpochDay(index * 7 - 3);
+          case MONTH ->
+              LocalDate.of(
+                  Math.toIntExact(Math.floorDiv(index, 12)), (int) Math.floorMod(index, 12) + 1, 1);
+          case QUARTER ->
+              LocalDate.of(
+                  Math.toIntExact(Math.floorDiv(index, 4)),
+                  (int) Math.floorMod(index, 4) * 3 + 1,
+                  1);
+          case YEAR -> LocalDate.of(Math.toIntExact(index), 1, 1);
+          default ->
+              throw new IllegalStateException(granularity + " is not a calendar granularity");
+        };
+    return columnType.isDate() ? start.toEpochDay() : startOf(start);
+  }
+
+  /**
+   * The index of the aligned bucket (of one offset) holding {@code value}, up to a constant: {@code
+   * floor((value + offset) / unit)} without overflowing.
+   */
+  private long alignedIndex(long value, long offset) {
+    long unit = granularity.seconds() * columnType.unitsPerSecond();
+    return Math.floorDiv(value, unit)
+        + Math.floorDiv(Math.floorMod(value, unit) + Math.floorMod(offset, unit), unit);
+  }
+
+  /** How far {@code value} lies past the aligned boundary below it, under {@code offset}. */
+  private long pastBoundary(long value, long offset, long unit) {
+    return Math.floorMod(Math.floorMod(value, unit) + Math.floorMod(offset, unit), unit);
+  }
+
+  private long offsetAt(long value) {
+    if (fixedOffsetSeconds != null) {
+      return fixedOffsetSeconds * columnType.unitsPerSecond();
+    }
+    return rules.getOffset(columnType.toInstant(value)).getTotalSeconds()
+        * columnType.unitsPerSecond();
+  }
+
   private long floorTimeOfDay(long value) {
     long unit = granularity.seconds() * columnType.unitsPerSecond();
+    long past = pastBoundary(value, offsetAt(value), unit);
+    // The aligned start may lie before the smallest long: the first bucket then starts there.
+    long aligned = value < Long.MIN_VALUE + past ? Long.MIN_VALUE : value - past;
     if (fixedOffsetSeconds != null) {
-      long offset = fixedOffsetSeconds * columnType.unitsPerSecond();
-      return value - Math.floorMod(value + offset, unit);
+      return aligned;
     }
-    Instant instant = columnType.toInstant(value);
-    long offset = rules.getOffset(instant).getTotalSeconds() * columnType.unitsPerSecond();
-    long aligned = value - Math.floorMod(value + offset, unit);
     // A transition inside the aligned bucket cuts it: the bucket starts at the transition.
-    ZoneOffsetTransition previous = rules.previousTransition(instant.plusNanos(1));
+    ZoneOffsetTransition previous =
+        rules.previousTransition(columnType.toInstant(value).plusNanos(1));
     if (previous != null) {
-      long transition = columnType.fromInstant(previous.getInstant());
-      return Math.max(aligned, transition);
+      return Math.max(aligned, columnType.fromInstant(previous.getInstant()));
     }
     return aligned;
   }
 
   private long nextTimeOfDay(long bucketStart) {
     long unit = granularity.seconds() * columnType.unitsPerSecond();
+    long toNext = unit - pastBoundary(bucketStart, offsetAt(bucketStart), unit);
+    long alignedNext = saturatedAdd(bucketStart, toNext);
     if (fixedOffsetSeconds != null) {
-      long offset = fixedOffsetSeconds * columnType.unitsPerSecond();
-      return bucketStart - Math.floorMod(bucketStart + offset, unit) + unit;
+      return alignedNext;
     }
-    Instant instant = columnType.toInstant(bucketStart);
-    long offset = rules.getOffset(instant).getTotalSeconds() * columnType.unitsPerSecond();
-    long alignedNext = bucketStart - Math.floorMod(bucketStart + offset, unit) + unit;
-    ZoneOffsetTransition following = rules.nextTransition(instant);
+    ZoneOffsetTransition following = rules.nextTransition(columnType.toInstant(bucketStart));
     if (following != null) {
       return Math.min(alignedNext, columnType.fromInstant(following.getInstant()));
     }
     return alignedNext;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    // Overflow only when both have the sign the sum lacks.
+    if (((a ^ sum) & (b ^ sum)) < 0) {
+      return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+    return sum;
+  }
+
+  /**
+   * {@code base + count * unit}, saturating. From a base near the smallest long the product alone
+   * may exceed a long while the sum does not, so the sum is formed in 128 bits.
+   */
+  private static long plusUnits(long base, long count, long unit) {
+    long productHigh = Math.multiplyHigh(count, unit);
+    long productLow = count * unit;
+    long low = productLow + base;
+    long carry = Long.compareUnsigned(low, productLow) < 0 ? 1 : 0;
+    long high = productHigh + (base >> 63) + carry;
+    if (high == (low >> 63)) {
+      return low;
+    }
+    return high < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
   }
 
   @Override

@@ -18,14 +18,12 @@ import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 
@@ -39,7 +37,8 @@ import org.apache.iceberg.types.Types;
  *   <li>{@code overwrite} and {@code delete} also dirty the buckets of the data files they removed
  *       (their statistics are read from the parent snapshot's manifests, since removed entries in
  *       new manifests carry none) and of every data file an added or removed delete file applies
- *       to, as Iceberg's own planning matches them.
+ *       to, matched as Iceberg's planning matches them ({@link DeleteTargets}) from only the data
+ *       manifests that can hold them.
  * </ul>
  *
  * Each file contributes {@code [floor(min), floor(max) + 1 bucket)} of its bucket-column bounds,
@@ -114,24 +113,33 @@ public final class DirtyBucketDetector {
     if (!removed.isEmpty()) {
       files.addAll(removedWithStatistics(table, snapshot, removed));
     }
-    Set<String> addedDeletes = paths(snapshot.addedDeleteFiles(table.io()));
+    List<DeleteFile> addedDeletes = list(snapshot.addedDeleteFiles(table.io()));
     if (!addedDeletes.isEmpty()) {
-      files.addAll(dataFilesAffectedBy(table, snapshot.snapshotId(), addedDeletes));
+      files.addAll(DeleteTargets.dataFilesAffectedBy(table, snapshot, addedDeletes));
     }
-    Set<String> removedDeletes = paths(snapshot.removedDeleteFiles(table.io()));
+    List<DeleteFile> removedDeletes = list(snapshot.removedDeleteFiles(table.io()));
     if (!removedDeletes.isEmpty() && snapshot.parentId() != null) {
+      Snapshot parent = table.snapshot(snapshot.parentId());
+      if (parent == null) {
+        throw new MissingStatisticsException(
+            "the parent of snapshot "
+                + snapshot.snapshotId()
+                + " has expired, so the rows its removed delete files bring back are unknown");
+      }
       // Rows come back when a delete file goes, unless their data file went too (counted above).
-      files.addAll(dataFilesAffectedBy(table, snapshot.parentId(), removedDeletes));
+      files.addAll(
+          DeleteTargets.dataFilesAffectedBy(
+              table,
+              parent,
+              removedDeletesWithStatistics(table, snapshot, parent, removedDeletes)));
     }
     return new Changes(files);
   }
 
-  private static Set<String> paths(Iterable<DeleteFile> files) {
-    Set<String> paths = new HashSet<>();
-    for (DeleteFile file : files) {
-      paths.add(file.location());
-    }
-    return paths;
+  private static List<DeleteFile> list(Iterable<DeleteFile> files) {
+    List<DeleteFile> list = new ArrayList<>();
+    files.forEach(list::add);
+    return list;
   }
 
   /**
@@ -176,23 +184,35 @@ public final class DirtyBucketDetector {
     return found;
   }
 
-  /** Data files that {@code deletes} apply to in snapshot {@code snapshotId}, as Iceberg plans. */
-  private static List<DataFile> dataFilesAffectedBy(
-      Table table, long snapshotId, Set<String> deletes) {
-    List<DataFile> affected = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().useSnapshot(snapshotId).includeColumnStats().planFiles()) {
-      for (FileScanTask task : tasks) {
-        boolean hit = task.deletes().stream().anyMatch(d -> deletes.contains(d.location()));
-        if (hit && seen.add(task.file().location())) {
-          affected.add(task.file().copy());
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  /**
+   * The removed delete files as the parent snapshot's delete manifests list them, with the
+   * statistics that narrow what they apply to (removed entries carry none); any not found there
+   * stay as they are and match conservatively. Only manifests the snapshot rewrote can hold them.
+   */
+  private static List<DeleteFile> removedDeletesWithStatistics(
+      Table table, Snapshot snapshot, Snapshot parent, List<DeleteFile> removed) {
+    Map<String, DeleteFile> byLocation = new LinkedHashMap<>();
+    removed.forEach(file -> byLocation.put(file.location(), file));
+    Set<String> kept = new HashSet<>();
+    for (ManifestFile manifest : snapshot.deleteManifests(table.io())) {
+      kept.add(manifest.path());
     }
-    return affected;
+    for (ManifestFile manifest : parent.deleteManifests(table.io())) {
+      if (kept.contains(manifest.path())) {
+        continue;
+      }
+      try (ManifestReader<DeleteFile> reader =
+          ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+        for (DeleteFile file : reader) {
+          if (byLocation.containsKey(file.location())) {
+            byLocation.put(file.location(), file.copy());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return new ArrayList<>(byLocation.values());
   }
 
   private static Schema schemaOf(Table table, Snapshot snapshot) {

@@ -12,22 +12,24 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.DateTimeUtil;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
@@ -73,7 +75,7 @@ public final class Oracle {
       }
       List<List<Object>> result = new ArrayList<>();
       try (Statement s = duck.createStatement();
-          ResultSet rs = s.executeQuery(forDuckDb(viewQuery))) {
+          ResultSet rs = s.executeQuery(forDuckDb(viewQuery, schema))) {
         int width = rs.getMetaData().getColumnCount();
         while (rs.next()) {
           List<Object> row = new ArrayList<>(width);
@@ -197,7 +199,15 @@ public final class Oracle {
   }
 
   private static List<List<Object>> sorted(List<List<Object>> rows) {
-    rows.sort(Comparator.comparing(Oracle::sortKey));
+    // Each row's key once, not once per comparison: views of a hundred thousand rows sort in
+    // well under a second.
+    List<Map.Entry<String, List<Object>>> keyed = new ArrayList<>(rows.size());
+    for (List<Object> row : rows) {
+      keyed.add(Map.entry(sortKey(row), row));
+    }
+    keyed.sort(Map.Entry.comparingByKey());
+    rows.clear();
+    keyed.forEach(entry -> rows.add(entry.getValue()));
     return rows;
   }
 
@@ -211,7 +221,10 @@ public final class Oracle {
     return key.toString();
   }
 
-  /** Numbers as BigDecimal (integers) or Double, temporal values as epoch micros or days. */
+  /**
+   * Numbers as BigDecimal (integers) or Double, timestamps as epoch micros (with any nanoseconds
+   * below them), dates as epoch days.
+   */
   public static Object normalize(Object value) {
     if (value == null) {
       return null;
@@ -235,13 +248,13 @@ public final class Oracle {
       return BigDecimal.valueOf(((Number) value).longValue());
     }
     if (value instanceof OffsetDateTime t) {
-      return "ts:" + DateTimeUtil.microsFromTimestamptz(t);
+      return timestamp(t.toInstant());
     }
     if (value instanceof LocalDateTime t) {
-      return "ts:" + DateTimeUtil.microsFromTimestamp(t);
+      return timestamp(t.toInstant(ZoneOffset.UTC));
     }
     if (value instanceof java.sql.Timestamp t) {
-      return "ts:" + DateTimeUtil.microsFromTimestamp(t.toLocalDateTime());
+      return timestamp(t.toLocalDateTime().toInstant(ZoneOffset.UTC));
     }
     if (value instanceof LocalDate d) {
       return "date:" + d.toEpochDay();
@@ -253,6 +266,20 @@ public final class Oracle {
       return s.toString();
     }
     return value;
+  }
+
+  /**
+   * Epoch microseconds, and the nanoseconds below them when there are any ({@code timestamp_ns}),
+   * so that values a nanosecond apart differ and microsecond values read as before.
+   */
+  private static String timestamp(Instant instant) {
+    long micros =
+        Math.addExact(
+            Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
+    int belowMicros = instant.getNano() % 1000;
+    return belowMicros == 0
+        ? "ts:" + micros
+        : "ts:" + micros + "." + String.format("%03d", belowMicros);
   }
 
   private static void append(DuckDBAppender appender, Object value) throws SQLException {
@@ -299,7 +326,9 @@ public final class Oracle {
             case FLOAT -> "REAL";
             case DOUBLE -> "DOUBLE";
             case DATE -> "DATE";
-            case TIMESTAMP, TIMESTAMP_NANO -> "TIMESTAMP";
+            // Timestamps with time zone are appended as UTC wall-clock time (the session is UTC).
+            case TIMESTAMP -> "TIMESTAMP";
+            case TIMESTAMP_NANO -> "TIMESTAMP_NS";
             case STRING -> "VARCHAR";
             case DECIMAL -> {
               Types.DecimalType d = (Types.DecimalType) field.type();
@@ -310,6 +339,30 @@ public final class Oracle {
       columns.add("\"" + field.name() + "\" " + type);
     }
     return String.join(", ", columns);
+  }
+
+  /**
+   * The view query in DuckDB's dialect, over the table {@code src} with the columns of {@code
+   * schema}. DuckDB rounds a {@code TIMESTAMP_NS} to microseconds when {@code date_trunc} casts it
+   * (10:00:59.999999999 lands in minute 10:01), where Trino truncates: the buckets of nanosecond
+   * columns are cut from the value floored to microseconds, which is exact for minute and longer
+   * buckets.
+   */
+  public static String forDuckDb(String viewQuery, Schema schema) {
+    String sql = forDuckDb(viewQuery);
+    for (Types.NestedField field : schema.columns()) {
+      if (field.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
+        String column = "\"?" + Pattern.quote(field.name()) + "\"?";
+        String nanos = "epoch_ns(\"" + field.name() + "\")";
+        String flooredMicros =
+            "make_timestamp((" + nanos + " - (" + nanos + " % 1000 + 1000) % 1000) // 1000)";
+        sql =
+            sql.replaceAll(
+                "(?i)\\bdate_trunc\\s*\\(\\s*('[^']*')\\s*,\\s*" + column + "\\s*\\)",
+                "date_trunc($1, " + Matcher.quoteReplacement(flooredMicros) + ")");
+      }
+    }
+    return sql;
   }
 
   /** The view query in DuckDB's dialect, over the table {@code src}. */

@@ -94,14 +94,13 @@ final class ChunkRecompute {
    *     recompute the chunk's buckets
    * @param operationId part of every new file's name
    */
-  Written compute(Chunks.Chunk chunk, Long deltaBase, String operationId) {
+  Written compute(ChunkPlan.Chunk chunk, Long deltaBase, String operationId) {
     target.refresh();
     Snapshot startingTarget = target.currentSnapshot();
 
     // 1. Recompute the chunk's buckets from the pinned source snapshot.
     Expression sourceFilter =
-        BucketFilters.of(
-            plan.bucketColumn(), bucketType.isDate(), chunk.ranges(), chunk.nullBucket());
+        BucketFilters.of(plan.bucketColumn(), bucketType, chunk.ranges(), chunk.nullBucket());
     SourceReader reader =
         new SourceReader(
             source, snapshot.snapshotId(), schema, plan.requiredColumns(), sourceFilter);
@@ -124,7 +123,7 @@ final class ChunkRecompute {
     int bucketOutput = outputPosition(plan.bucketOutput());
     for (Object[] row : rows) {
       if (row[bucketOutput] instanceof Long value) {
-        row[bucketOutput] = bucketType.toTargetValue(value);
+        row[bucketOutput] = plan.bucketing().toTargetValue(value);
       }
     }
     DeltaMerger delta =
@@ -170,11 +169,11 @@ final class ChunkRecompute {
    * delta absorbed (the other groups of those buckets did not change). Returns the rows replaced.
    */
   private long rewriteTargetFiles(
-      Chunks.Chunk chunk, TargetWriter writer, List<DataFile> removed, DeltaMerger delta) {
+      ChunkPlan.Chunk chunk, TargetWriter writer, List<DataFile> removed, DeltaMerger delta) {
     BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
     Expression filter =
         BucketFilters.of(
-            plan.bucketOutput(), bucketType.isDate(), targetRanges, chunk.nullBucket());
+            plan.bucketOutput(), bucketType.targetType(), targetRanges, chunk.nullBucket());
     Map<String, FileScanTask> files = new LinkedHashMap<>();
     try (CloseableIterable<FileScanTask> tasks = target.newScan().filter(filter).planFiles()) {
       for (FileScanTask task : tasks) {
@@ -213,13 +212,7 @@ final class ChunkRecompute {
   private BucketRangeSet toTargetRanges(BucketRangeSet ranges) {
     List<BucketRange> converted = new ArrayList<>();
     for (BucketRange range : ranges.ranges()) {
-      long start =
-          range.start() == Long.MIN_VALUE
-              ? Long.MIN_VALUE
-              : bucketType.toTargetValue(range.start());
-      long end =
-          range.end() == Long.MAX_VALUE ? Long.MAX_VALUE : bucketType.toTargetValue(range.end());
-      converted.add(new BucketRange(start, end));
+      converted.add(bucketType.toTargetRange(range));
     }
     return BucketRangeSet.of(converted);
   }

@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Creates a view's target table on first use and makes sure an existing one belongs to the view:
- * format version 2, sorted by bucket then group keys, partitioned as the view asks, and marked with
- * {@code floe.view}. A table that exists, holds rows and was not created by Floe for this view is
- * refused without being touched.
+ * format version 2 (3 when the output has a type only v3 holds, such as the {@code timestamp_ns} of
+ * {@code min(ts)} over a nanosecond column), sorted by bucket then group keys, partitioned as the
+ * view asks, and marked with {@code floe.view}. A table that exists, holds rows and was not created
+ * by Floe for this view is refused without being touched.
  */
 final class TargetTables {
 
@@ -96,7 +97,7 @@ final class TargetTables {
       createNamespace(namespaces, id.namespace());
     }
     Map<String, String> properties = new HashMap<>(TargetMaintenance.initialProperties());
-    properties.put(TableProperties.FORMAT_VERSION, "2");
+    properties.put(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion(schema)));
     properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
     properties.put(FloeProperties.VIEW, view.name());
     properties.put(FloeProperties.SOURCE_TABLE, plan.source().toString());
@@ -114,6 +115,16 @@ final class TargetTables {
     } catch (AlreadyExistsException e) {
       // Another instance won the race; check it as any existing table.
       return prepare(catalog, compiled, plan);
+    }
+  }
+
+  /** Format 2, readable by every engine, unless the output schema needs a v3 type. */
+  private static int formatVersion(Schema schema) {
+    try {
+      Schema.checkCompatibility(schema, 2);
+      return 2;
+    } catch (IllegalStateException e) {
+      return 3;
     }
   }
 

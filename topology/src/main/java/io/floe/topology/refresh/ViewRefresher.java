@@ -9,9 +9,6 @@ import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,17 +16,12 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.types.Conversions;
-import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -391,10 +383,18 @@ public final class ViewRefresher {
     RefreshOutcome run(RefreshPlanner.Recompute recompute, Bookmark bookmark) {
       RefreshId id = request.id();
       DirtyBuckets dirty = recompute.dirty();
-      int size = view.refresh().chunkBuckets().orElse(Chunks.defaultSize(plan.granularity()));
-      List<Chunks.Chunk> chunks =
-          Chunks.plan(dirty, plan.bucketing(), size, dirty.full() ? extent() : null);
-      String fingerprint = Chunks.fingerprint(chunks, recompute.mode(), recompute.deltaBase());
+      DataExtent extent =
+          DataExtent.read(
+              source, snapshot.snapshotId(), schema, plan.bucketColumn(), plan.bucketing(), dirty);
+      ChunkPlan chunkPlan =
+          ChunkPlan.of(
+              dirty,
+              plan.bucketing(),
+              extent,
+              ChunkPlan.DEFAULT_CHUNK_ROWS,
+              view.refresh().chunkBuckets());
+      List<ChunkPlan.Chunk> chunks = chunkPlan.chunks();
+      String fingerprint = chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase());
 
       int first = 0;
       RefreshProgress recorded = bookmark.parsedProgress();
@@ -421,8 +421,9 @@ public final class ViewRefresher {
       String reflected =
           bookmark.sourceSnapshotId() == null ? null : bookmark.sourceSnapshotId().toString();
       Long targetSnapshotId = null;
-      long buckets = chunks.stream().mapToLong(Chunks.Chunk::buckets).sum();
-      long bucketsDone = chunks.subList(0, first).stream().mapToLong(Chunks.Chunk::buckets).sum();
+      long buckets = chunkPlan.buckets();
+      long bucketsDone =
+          chunks.subList(0, first).stream().mapToLong(ChunkPlan.Chunk::buckets).sum();
       for (int i = first; i < chunks.size(); i++) {
         ChunkId chunkId = new ChunkId(id, i, chunks.size());
         boolean last = chunkId.isLast();
@@ -444,7 +445,7 @@ public final class ViewRefresher {
           updates.put(FloeProperties.PROGRESS, nextProgress);
           removals = Set.of();
         }
-        Chunks.Chunk chunk = chunks.get(i);
+        ChunkPlan.Chunk chunk = chunks.get(i);
         ChunkRecompute.Written written =
             work.compute(
                 chunk,
@@ -533,41 +534,6 @@ public final class ViewRefresher {
           source.uuid().toString(),
           target.uuid().toString(),
           metadataLocation(target));
-    }
-
-    /** The extent of non-null bucket values in the source snapshot, from file statistics. */
-    private Chunks.Extent extent() {
-      Types.NestedField field = schema.findField(plan.bucketColumn());
-      long min = Long.MAX_VALUE;
-      long max = Long.MIN_VALUE;
-      try (CloseableIterable<FileScanTask> tasks =
-          source.newScan().useSnapshot(snapshot.snapshotId()).includeColumnStats().planFiles()) {
-        for (FileScanTask task : tasks) {
-          DataFile file = task.file();
-          ByteBuffer lower =
-              file.lowerBounds() == null ? null : file.lowerBounds().get(field.fieldId());
-          ByteBuffer upper =
-              file.upperBounds() == null ? null : file.upperBounds().get(field.fieldId());
-          if (lower == null || upper == null) {
-            Long nulls =
-                file.nullValueCounts() == null ? null : file.nullValueCounts().get(field.fieldId());
-            if (nulls != null && nulls == file.recordCount()) {
-              continue;
-            }
-            // Without statistics the extent is unknown: one chunk then covers everything.
-            return null;
-          }
-          min = Math.min(min, toLong(Conversions.fromByteBuffer(field.type(), lower)));
-          max = Math.max(max, toLong(Conversions.fromByteBuffer(field.type(), upper)));
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      return min > max ? null : new Chunks.Extent(min, max);
-    }
-
-    private static long toLong(Object value) {
-      return ((Number) value).longValue();
     }
   }
 }

@@ -159,4 +159,99 @@ class BucketingTest {
     assertThat(BucketColumnType.TIMESTAMP_NS.toEpochMicros(-1)).isEqualTo(-1);
     assertThat(BucketColumnType.TIMESTAMPTZ.toEpochMicros(42)).isEqualTo(42);
   }
+
+  @Test
+  void shouldSaturateTheLastBucketOfAColumnAtTheLargestLong() {
+    Bucketing year = Bucketing.utc(Granularity.YEAR, BucketColumnType.TIMESTAMP);
+
+    BucketRange last = year.bucketOf(Long.MAX_VALUE);
+
+    // Long.MAX_VALUE microseconds fall in the year 294247, whose end is not representable.
+    assertThat(instant(last.start())).isEqualTo(Instant.parse("+294247-01-01T00:00:00Z"));
+    assertThat(last.end()).isEqualTo(Long.MAX_VALUE);
+    assertThat(last.contains(Long.MAX_VALUE)).isTrue();
+    assertThat(year.next(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void shouldStartTheFirstBucketOfAColumnAtTheSmallestLong() {
+    Bucketing minute = Bucketing.utc(Granularity.MINUTE, BucketColumnType.TIMESTAMP_NS);
+
+    // Long.MIN_VALUE nanoseconds is 1677-09-21T00:12:43.145224192Z: its minute began earlier.
+    assertThat(minute.floor(Long.MIN_VALUE)).isEqualTo(Long.MIN_VALUE);
+    assertThat(BucketColumnType.TIMESTAMP_NS.toInstant(minute.next(Long.MIN_VALUE)))
+        .isEqualTo(Instant.parse("1677-09-21T00:13:00Z"));
+    // The target holds buckets in microseconds, which reach that minute's real start.
+    assertThat(instant(minute.toTargetValue(Long.MIN_VALUE)))
+        .isEqualTo(Instant.parse("1677-09-21T00:12:00Z"));
+    assertThat(instant(minute.toTargetValue(minute.next(Long.MIN_VALUE))))
+        .isEqualTo(Instant.parse("1677-09-21T00:13:00Z"));
+  }
+
+  @Test
+  void shouldNotWrapTheLastMinuteOfNanosecondTimestamps() {
+    Bucketing minute =
+        Bucketing.of(
+            Granularity.MINUTE, BucketColumnType.TIMESTAMPTZ_NS, ZoneId.of("Asia/Kolkata"));
+
+    BucketRange range = minute.expand(Long.MAX_VALUE - 1, Long.MAX_VALUE);
+
+    assertThat(BucketColumnType.TIMESTAMPTZ_NS.toInstant(range.start()))
+        .isEqualTo(Instant.parse("2262-04-11T23:47:00Z"));
+    assertThat(range.end()).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void shouldBucketDatesAtTheEndsOfTheIntRange() {
+    Bucketing month = Bucketing.utc(Granularity.MONTH, BucketColumnType.DATE);
+
+    BucketRange last = month.bucketOf(Integer.MAX_VALUE);
+    BucketRange first = month.bucketOf(Integer.MIN_VALUE);
+
+    assertThat(LocalDate.ofEpochDay(last.start()).getDayOfMonth()).isEqualTo(1);
+    assertThat(last.end()).isGreaterThan(Integer.MAX_VALUE);
+    assertThat(LocalDate.ofEpochDay(first.start()).getDayOfMonth()).isEqualTo(1);
+    assertThat(first.start()).isLessThanOrEqualTo(Integer.MIN_VALUE);
+    // Far beyond the microsecond range: refresh events carry a saturated bound.
+    assertThat(BucketColumnType.DATE.toEpochMicros(Integer.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+    assertThat(BucketColumnType.DATE.toEpochMicros(Integer.MIN_VALUE)).isEqualTo(Long.MIN_VALUE);
+  }
+
+  @Test
+  void shouldCountAndSkipMinutesFromYearOneToYear9999WithoutWalkingThem() {
+    Bucketing minute = Bucketing.utc(Granularity.MINUTE, BucketColumnType.TIMESTAMPTZ);
+    long yearOne = micros("0001-01-01T00:00:00Z");
+    long year9999 = micros("9999-12-31T23:59:00Z");
+
+    long minutes = minute.countBuckets(yearOne, year9999);
+
+    assertThat(minutes)
+        .isEqualTo(Duration.between(instant(yearOne), instant(year9999)).toMinutes());
+    assertThat(minute.advance(yearOne, minutes)).isEqualTo(year9999);
+  }
+
+  @Test
+  void shouldCountParisHoursAcrossDstTransitions() {
+    Bucketing hour = Bucketing.of(Granularity.HOUR, BucketColumnType.TIMESTAMPTZ, PARIS);
+    long start = micros("2026-01-01T00:00:00Z");
+    long end = micros("2027-01-01T00:00:00Z");
+
+    // A year of hours: the spring and autumn transitions fall on whole hours and cut none.
+    assertThat(hour.countBuckets(start, end)).isEqualTo(365 * 24);
+    assertThat(hour.advance(start, 365 * 24)).isEqualTo(end);
+  }
+
+  @Test
+  void shouldSaturateInstantsBeyondTheColumnsRange() {
+    BucketColumnType nanos = BucketColumnType.TIMESTAMP_NS;
+    Instant smallest = Instant.parse("1677-09-21T00:12:43.145224192Z");
+
+    assertThat(nanos.fromInstant(smallest)).isEqualTo(Long.MIN_VALUE);
+    assertThat(nanos.fromInstant(smallest.plusNanos(1))).isEqualTo(Long.MIN_VALUE + 1);
+    assertThat(nanos.fromInstant(smallest.minusNanos(1))).isEqualTo(Long.MIN_VALUE);
+    assertThat(nanos.fromInstant(Instant.parse("2262-04-11T23:47:16.854775807Z")))
+        .isEqualTo(Long.MAX_VALUE);
+    assertThat(nanos.fromInstant(Instant.parse("2262-04-11T23:47:17Z"))).isEqualTo(Long.MAX_VALUE);
+    assertThat(BucketColumnType.TIMESTAMP.fromInstant(Instant.MIN)).isEqualTo(Long.MIN_VALUE);
+  }
 }

@@ -10,9 +10,36 @@ import io.floe.topology.testing.IcebergFixture;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.LocationProvider;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.OutputFileFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -212,5 +239,275 @@ class DirtyBucketDetectorTest {
     long s = lake.append(trades, List.of());
 
     assertThat(detect(s, MINUTE).reason()).isEqualTo("the source schema has no column ts any more");
+  }
+
+  /** A view of a table whose file reads are recorded: which manifests did detection open? */
+  private static final class RecordingTable {
+    final List<String> opened = java.util.Collections.synchronizedList(new ArrayList<>());
+    final Table table;
+
+    RecordingTable(Table table) {
+      TableOperations ops = ((HasTableOperations) table).operations();
+      FileIO io = ops.io();
+      FileIO recording =
+          new FileIO() {
+            @Override
+            public InputFile newInputFile(String path) {
+              opened.add(path);
+              return io.newInputFile(path);
+            }
+
+            @Override
+            public InputFile newInputFile(String path, long length) {
+              opened.add(path);
+              return io.newInputFile(path, length);
+            }
+
+            @Override
+            public OutputFile newOutputFile(String path) {
+              return io.newOutputFile(path);
+            }
+
+            @Override
+            public void deleteFile(String path) {
+              io.deleteFile(path);
+            }
+          };
+      this.table =
+          new BaseTable(
+              new TableOperations() {
+                @Override
+                public TableMetadata current() {
+                  return ops.current();
+                }
+
+                @Override
+                public TableMetadata refresh() {
+                  return ops.refresh();
+                }
+
+                @Override
+                public void commit(TableMetadata base, TableMetadata metadata) {
+                  ops.commit(base, metadata);
+                }
+
+                @Override
+                public FileIO io() {
+                  return recording;
+                }
+
+                @Override
+                public String metadataFileLocation(String fileName) {
+                  return ops.metadataFileLocation(fileName);
+                }
+
+                @Override
+                public LocationProvider locationProvider() {
+                  return ops.locationProvider();
+                }
+              },
+              table.name());
+    }
+
+    /** The data manifests of {@code snapshot} that were opened. */
+    Set<String> dataManifestsOpened(Snapshot snapshot, FileIO io) {
+      Set<String> data = new HashSet<>();
+      for (ManifestFile manifest : snapshot.dataManifests(io)) {
+        data.add(manifest.path());
+      }
+      Set<String> read = new HashSet<>(opened);
+      read.retainAll(data);
+      return read;
+    }
+  }
+
+  /** Twelve days of trades, one append (so one data manifest) a day, four minutes each. */
+  private void appendTwelveDays(Table table) {
+    for (int day = 1; day <= 12; day++) {
+      List<Record> rows = new ArrayList<>();
+      for (int minute = 0; minute < 4; minute++) {
+        String ts = String.format("2026-04-%02dT10:%02d:00Z", day, minute * 10);
+        rows.add(lake.trade(day == 7 && minute == 3 ? "X" : "A", ts, 1.0, 1L, "B"));
+      }
+      lake.append(table, rows);
+    }
+  }
+
+  /** The data manifest that lists the data files of {@code day}'s partition. */
+  private static String manifestOfDay(Table table, Snapshot snapshot, int day) {
+    int epochDay = (int) java.time.LocalDate.of(2026, 4, day).toEpochDay();
+    for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
+      try (ManifestReader<DataFile> reader =
+          ManifestFiles.read(manifest, table.io(), table.specs())) {
+        for (DataFile file : reader) {
+          if (file.partition().get(0, Integer.class) == epochDay) {
+            return manifest.path();
+          }
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    throw new AssertionError("no manifest lists day " + day);
+  }
+
+  @Test
+  void shouldReadOnlyTheManifestsOfThePartitionAPositionDeleteAppliesTo() {
+    appendTwelveDays(trades);
+    long delete = lake.deleteByPosition(trades, r -> "X".equals(r.getField("symbol")));
+    trades.refresh();
+    RecordingTable recorded = new RecordingTable(trades);
+
+    DirtyBuckets dirty =
+        DirtyBucketDetector.detect(recorded.table, delete, List.of(MINUTE)).get(MINUTE.view());
+
+    assertThat(dirty.ranges().ranges())
+        .containsExactly(minutes("2026-04-07T10:00:00Z", "2026-04-07T10:31:00Z"));
+    Snapshot snapshot = trades.snapshot(delete);
+    assertThat(snapshot.dataManifests(trades.io())).hasSize(12);
+    assertThat(recorded.dataManifestsOpened(snapshot, trades.io()))
+        .containsExactly(manifestOfDay(trades, snapshot, 7));
+  }
+
+  @Test
+  void shouldReadOnlyTheManifestsOfThePartitionAnEqualityDeleteAppliesTo() {
+    appendTwelveDays(trades);
+    trades.refresh();
+    // Id 27 is the fourth trade of day 7; the delete file is scoped to day 7's partition.
+    long delete = equalityDeleteInPartitionOf(trades, 27L);
+    RecordingTable recorded = new RecordingTable(trades);
+
+    DirtyBuckets dirty =
+        DirtyBucketDetector.detect(recorded.table, delete, List.of(MINUTE)).get(MINUTE.view());
+
+    assertThat(dirty.ranges().ranges())
+        .containsExactly(minutes("2026-04-07T10:00:00Z", "2026-04-07T10:31:00Z"));
+    Snapshot snapshot = trades.snapshot(delete);
+    assertThat(recorded.dataManifestsOpened(snapshot, trades.io()))
+        .containsExactly(manifestOfDay(trades, snapshot, 7));
+  }
+
+  @Test
+  void shouldApplyAnEqualityDeleteOfAnUnpartitionedSpecToEveryPartition() {
+    Table flat =
+        lake.createTable(
+            "market",
+            "flat",
+            IcebergFixture.TRADES,
+            org.apache.iceberg.PartitionSpec.unpartitioned());
+    lake.append(flat, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 1L, "B")));
+    lake.append(flat, List.of(lake.trade("B", "2026-04-09T12:00:00Z", 1.0, 1L, "B")));
+    long first = lake.append(flat, List.of(lake.trade("C", "2026-04-10T12:00:00Z", 1.0, 1L, "B")));
+    long idOfC =
+        (Long)
+            IcebergFixture.readAll(flat, first).stream()
+                .filter(r -> "C".equals(r.getField("symbol")))
+                .findFirst()
+                .orElseThrow()
+                .getField("id");
+
+    long delete = lake.deleteByEquality(flat, List.of(idOfC, 999L));
+    flat.refresh();
+
+    // The delete's id bounds [idOfC, 999] leave out the files of A and B (ids below), as Iceberg.
+    assertThat(DirtyBucketDetector.detect(flat, delete, List.of(MINUTE)).get("m").ranges().ranges())
+        .containsExactly(minutes("2026-04-10T12:00:00Z", "2026-04-10T12:01:00Z"));
+  }
+
+  @Test
+  void shouldReadOnlyTheManifestOfTheDataFileADeletionVectorNames() throws Exception {
+    Table v3 =
+        lake.catalog()
+            .createTable(
+                org.apache.iceberg.catalog.TableIdentifier.of("market", "trades_v3"),
+                IcebergFixture.TRADES,
+                org.apache.iceberg.PartitionSpec.builderFor(IcebergFixture.TRADES)
+                    .day("ts")
+                    .build(),
+                java.util.Map.of("format-version", "3"));
+    appendTwelveDays(v3);
+    v3.refresh();
+    DataFile dayEight = null;
+    for (ManifestFile manifest : v3.currentSnapshot().dataManifests(v3.io())) {
+      try (ManifestReader<DataFile> reader = ManifestFiles.read(manifest, v3.io(), v3.specs())) {
+        for (DataFile file : reader) {
+          if (file.partition().get(0, Integer.class)
+              == (int) java.time.LocalDate.of(2026, 4, 8).toEpochDay()) {
+            dayEight = file.copy();
+          }
+        }
+      }
+    }
+    assertThat(dayEight).isNotNull();
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(v3, 1, 1).format(org.apache.iceberg.FileFormat.PUFFIN).build();
+    BaseDVFileWriter writer = new BaseDVFileWriter(files, path -> null);
+    writer.delete(dayEight.location(), 1, v3.spec(), dayEight.partition());
+    writer.close();
+    RowDelta rowDelta = v3.newRowDelta();
+    writer.result().deleteFiles().forEach(rowDelta::addDeletes);
+    rowDelta.commit();
+    long delete = v3.currentSnapshot().snapshotId();
+    RecordingTable recorded = new RecordingTable(v3);
+
+    DirtyBuckets dirty =
+        DirtyBucketDetector.detect(recorded.table, delete, List.of(MINUTE)).get(MINUTE.view());
+
+    assertThat(dirty.ranges().ranges())
+        .containsExactly(minutes("2026-04-08T10:00:00Z", "2026-04-08T10:31:00Z"));
+    Snapshot snapshot = v3.snapshot(delete);
+    assertThat(recorded.dataManifestsOpened(snapshot, v3.io()))
+        .containsExactly(manifestOfDay(v3, snapshot, 8));
+  }
+
+  @Test
+  void shouldNotBringBackRowsOfDataFilesNewerThanARemovedEqualityDelete() {
+    lake.append(trades, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 1L, "B")));
+    long deleted = lake.deleteByEquality(trades, List.of(1L));
+    DeleteFile equality = trades.snapshot(deleted).addedDeleteFiles(trades.io()).iterator().next();
+    // Appended after the delete into the same partition: the delete never applied to it.
+    lake.append(trades, List.of(lake.trade("B", "2026-04-08T11:00:00Z", 1.0, 1L, "B")));
+    trades.newRowDelta().removeDeletes(equality).commit();
+    trades.refresh();
+    long restored = trades.currentSnapshot().snapshotId();
+
+    assertThat(detect(restored, MINUTE).ranges().ranges())
+        .containsExactly(minutes("2026-04-08T10:00:00Z", "2026-04-08T10:01:00Z"));
+  }
+
+  /**
+   * One equality delete file of the ids, in the partition of the row with the first id, as a row
+   * delta: the writes of a CDC sink that knows where a key lives.
+   */
+  private long equalityDeleteInPartitionOf(Table table, long id) {
+    Record row =
+        IcebergFixture.readAll(table, table.currentSnapshot().snapshotId()).stream()
+            .filter(r -> r.getField("id").equals(id))
+            .findFirst()
+            .orElseThrow();
+    Schema idSchema = table.schema().select("id");
+    GenericFileWriterFactory factory =
+        new GenericFileWriterFactory.Builder(table)
+            .equalityFieldIds(new int[] {table.schema().findField("id").fieldId()})
+            .equalityDeleteRowSchema(idSchema)
+            .build();
+    PartitionKey partition = new PartitionKey(table.spec(), table.schema());
+    partition.partition(new InternalRecordWrapper(table.schema().asStruct()).wrap(row));
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, 1, 2)
+            .format(org.apache.iceberg.FileFormat.PARQUET)
+            .build();
+    EqualityDeleteWriter<Record> writer =
+        factory.newEqualityDeleteWriter(
+            files.newOutputFile(table.spec(), partition), table.spec(), partition);
+    try (writer) {
+      GenericRecord deleted = GenericRecord.create(idSchema);
+      deleted.setField("id", id);
+      writer.write(deleted);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    table.newRowDelta().addDeletes(writer.toDeleteFile()).commit();
+    return table.currentSnapshot().snapshotId();
   }
 }
