@@ -96,6 +96,9 @@ final class ViewJson {
     if (record.getChunkBuckets() != null) {
       refresh.put("chunk_buckets", record.getChunkBuckets());
     }
+    if (record.getChunkRows() != null) {
+      refresh.put("chunk_rows", record.getChunkRows());
+    }
     node.put("origin", record.getOrigin());
     node.put("updatedAt", record.getUpdatedAt().toEpochMilli());
     return node;

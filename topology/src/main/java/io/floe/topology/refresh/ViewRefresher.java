@@ -391,7 +391,7 @@ public final class ViewRefresher {
               dirty,
               plan.bucketing(),
               extent,
-              ChunkPlan.DEFAULT_CHUNK_ROWS,
+              view.refresh().chunkRows().orElse(ChunkPlan.DEFAULT_CHUNK_ROWS),
               view.refresh().chunkBuckets());
       List<ChunkPlan.Chunk> chunks = chunkPlan.chunks();
       String fingerprint = chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase());

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * A view definition as the maintain stage stores it, with its version, its revision (-1 when it did
@@ -26,6 +27,7 @@ public record StoredView(
     long lingerMs,
     long minIntervalMs,
     Integer chunkBuckets,
+    Long chunkRows,
     String version,
     long revision,
     String source) {
@@ -42,6 +44,7 @@ public record StoredView(
             record.getLingerMs(),
             record.getMinIntervalMs(),
             record.getChunkBuckets(),
+            record.getChunkRows(),
             null,
             -1,
             null);
@@ -86,6 +89,7 @@ public record StoredView(
         stored.lingerMs,
         stored.minIntervalMs,
         stored.chunkBuckets,
+        stored.chunkRows,
         view.version(),
         view.revision(),
         view.source().toString());
@@ -101,6 +105,7 @@ public record StoredView(
         lingerMs,
         minIntervalMs,
         chunkBuckets,
+        chunkRows,
         v,
         revision,
         source);
@@ -121,7 +126,8 @@ public record StoredView(
         new RefreshSettings(
             Duration.ofMillis(lingerMs),
             Duration.ofMillis(minIntervalMs),
-            chunkBuckets == null ? OptionalInt.empty() : OptionalInt.of(chunkBuckets)));
+            chunkBuckets == null ? OptionalInt.empty() : OptionalInt.of(chunkBuckets),
+            chunkRows == null ? OptionalLong.empty() : OptionalLong.of(chunkRows)));
   }
 
   /** The floe.views record of a definition. */
@@ -138,6 +144,8 @@ public record StoredView(
             view.refresh().chunkBuckets().isPresent()
                 ? view.refresh().chunkBuckets().getAsInt()
                 : null)
+        .setChunkRows(
+            view.refresh().chunkRows().isPresent() ? view.refresh().chunkRows().getAsLong() : null)
         .setOrigin(origin)
         .setUpdatedAt(updatedAt)
         .build();

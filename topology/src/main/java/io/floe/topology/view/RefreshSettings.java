@@ -2,6 +2,7 @@ package io.floe.topology.view;
 
 import java.time.Duration;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * When a view refreshes and how large refreshes are cut up (DESIGN §6).
@@ -13,15 +14,25 @@ import java.util.OptionalInt;
  *     linger} plus two refresh durations
  * @param minInterval the shortest time between two refreshes of the view, for users who want fewer
  *     target snapshots; zero for none
- * @param chunkBuckets buckets per chunk of a large refresh; empty to derive it from the granularity
+ * @param chunkBuckets the most buckets holding data that one chunk of a large refresh may hold;
+ *     empty for no cap, chunks being sized by {@code chunkRows}
+ * @param chunkRows about how many source rows one chunk of a large refresh holds (its memory is
+ *     bounded by the groups of those rows); empty for the default, two million
  */
-public record RefreshSettings(Duration linger, Duration minInterval, OptionalInt chunkBuckets) {
+public record RefreshSettings(
+    Duration linger, Duration minInterval, OptionalInt chunkBuckets, OptionalLong chunkRows) {
 
   public static final Duration DEFAULT_LINGER = Duration.ofMillis(200);
   public static final Duration DEFAULT_MIN_INTERVAL = Duration.ZERO;
 
   public static final RefreshSettings DEFAULTS =
-      new RefreshSettings(DEFAULT_LINGER, DEFAULT_MIN_INTERVAL, OptionalInt.empty());
+      new RefreshSettings(
+          DEFAULT_LINGER, DEFAULT_MIN_INTERVAL, OptionalInt.empty(), OptionalLong.empty());
+
+  /** Settings with the default chunk size in rows. */
+  public RefreshSettings(Duration linger, Duration minInterval, OptionalInt chunkBuckets) {
+    this(linger, minInterval, chunkBuckets, OptionalLong.empty());
+  }
 
   public RefreshSettings {
     if (linger.isNegative() || minInterval.isNegative()) {
@@ -29,6 +40,9 @@ public record RefreshSettings(Duration linger, Duration minInterval, OptionalInt
     }
     if (chunkBuckets.isPresent() && chunkBuckets.getAsInt() < 1) {
       throw new IllegalArgumentException("chunk_buckets must be at least 1");
+    }
+    if (chunkRows.isPresent() && chunkRows.getAsLong() < 1) {
+      throw new IllegalArgumentException("chunk_rows must be at least 1");
     }
   }
 }

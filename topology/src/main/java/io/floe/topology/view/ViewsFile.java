@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,7 +46,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  *     refresh:                                # optional
  *       linger: 200ms                         # after the first change not yet covered
  *       min_interval: 0s                      # between two refreshes of the view
- *       chunk_buckets: 1440
+ *       chunk_rows: 2000000                   # source rows per chunk of a large refresh
+ *       chunk_buckets: 1440                   # at most this many buckets per chunk
  * </pre>
  *
  * Every problem is reported with the file, line and column, the view and the field; all problems of
@@ -62,6 +64,7 @@ public final class ViewsFile {
   static final String LINGER = "linger";
   static final String MIN_INTERVAL = "min_interval";
   static final String CHUNK_BUCKETS = "chunk_buckets";
+  static final String CHUNK_ROWS = "chunk_rows";
 
   /** Settings of earlier releases, with what replaced them. */
   private static final Map<String, String> REPLACED =
@@ -76,7 +79,8 @@ public final class ViewsFile {
       Set.of(NAME, QUERY, TARGET, TARGET_PARTITIONING, TIMEZONE, REFRESH);
   private static final String VIEW_FIELD_LIST =
       String.join(", ", NAME, QUERY, TARGET, TARGET_PARTITIONING, TIMEZONE, REFRESH);
-  private static final Set<String> REFRESH_FIELDS = Set.of(LINGER, MIN_INTERVAL, CHUNK_BUCKETS);
+  private static final Set<String> REFRESH_FIELDS =
+      Set.of(LINGER, MIN_INTERVAL, CHUNK_BUCKETS, CHUNK_ROWS);
 
   private static final Pattern VIEW_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}");
   private static final Pattern DURATION =
@@ -377,12 +381,14 @@ public final class ViewsFile {
       problems.add(
           at(valueMark(tuple))
               + label
-              + ": field 'refresh' must be a mapping of linger, min_interval, chunk_buckets");
+              + ": field 'refresh' must be a mapping of linger, min_interval, chunk_rows,"
+              + " chunk_buckets");
       return null;
     }
     Duration linger = RefreshSettings.DEFAULT_LINGER;
     Duration minInterval = RefreshSettings.DEFAULT_MIN_INTERVAL;
     OptionalInt chunkBuckets = OptionalInt.empty();
+    OptionalLong chunkRows = OptionalLong.empty();
     int before = problems.size();
     for (NodeTuple field : mapping.getValue()) {
       String key = scalar(field.getKeyNode());
@@ -402,14 +408,18 @@ public final class ViewsFile {
                 + label
                 + ": unknown field 'refresh."
                 + key
-                + "' (expected one of: linger, min_interval, chunk_buckets)");
-      } else if (key.equals(CHUNK_BUCKETS)) {
+                + "' (expected one of: linger, min_interval, chunk_rows, chunk_buckets)");
+      } else if (key.equals(CHUNK_BUCKETS) || key.equals(CHUNK_ROWS)) {
         try {
-          int buckets = Integer.parseInt(value == null ? "" : value.trim());
-          if (buckets < 1) {
+          long number = Long.parseLong(value == null ? "" : value.trim().replace("_", ""));
+          if (number < 1 || (key.equals(CHUNK_BUCKETS) && number > Integer.MAX_VALUE)) {
             throw new NumberFormatException();
           }
-          chunkBuckets = OptionalInt.of(buckets);
+          if (key.equals(CHUNK_BUCKETS)) {
+            chunkBuckets = OptionalInt.of((int) number);
+          } else {
+            chunkRows = OptionalLong.of(number);
+          }
         } catch (NumberFormatException e) {
           problems.add(where + " must be a positive whole number, got '" + value + "'");
         }
@@ -429,7 +439,7 @@ public final class ViewsFile {
       return null;
     }
     try {
-      return new RefreshSettings(linger, minInterval, chunkBuckets);
+      return new RefreshSettings(linger, minInterval, chunkBuckets, chunkRows);
     } catch (IllegalArgumentException e) {
       problems.add(at(valueMark(tuple)) + label + ": field 'refresh': " + e.getMessage());
       return null;

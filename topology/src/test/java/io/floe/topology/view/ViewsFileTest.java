@@ -32,6 +32,7 @@ class ViewsFileTest {
                 refresh:
                   linger: 500ms
                   min_interval: 1m
+                  chunk_rows: 500_000
                   chunk_buckets: 1440
               - name: daily
                 query: SELECT date_trunc('day', ts) AS d, count(*) AS n FROM lake.m.t GROUP BY 1
@@ -51,7 +52,10 @@ class ViewsFileTest {
     assertThat(ohlcv.refresh())
         .isEqualTo(
             new RefreshSettings(
-                Duration.ofMillis(500), Duration.ofMinutes(1), OptionalInt.of(1440)));
+                Duration.ofMillis(500),
+                Duration.ofMinutes(1),
+                OptionalInt.of(1440),
+                java.util.OptionalLong.of(500_000)));
     ViewDefinition daily = views.get(1);
     assertThat(daily.zone().getId()).isEqualTo("UTC");
     assertThat(daily.refresh()).isEqualTo(RefreshSettings.DEFAULTS);
