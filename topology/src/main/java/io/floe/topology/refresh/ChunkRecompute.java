@@ -90,27 +90,28 @@ final class ChunkRecompute {
   /**
    * Computes and writes one chunk.
    *
+   * @param files the planned source files that may hold rows of the chunk ({@link
+   *     DataExtent#overlapping}): all of the pinned snapshot's, or on the delta path those the
+   *     snapshots since the bookmark appended
    * @param deltaBase the bookmark whose appended rows are folded in (the delta path), or null to
    *     recompute the chunk's buckets
    * @param operationId part of every new file's name
    */
-  Written compute(ChunkPlan.Chunk chunk, Long deltaBase, String operationId) {
+  Written compute(
+      ChunkPlan.Chunk chunk, List<FileScanTask> files, Long deltaBase, String operationId) {
     target.refresh();
     Snapshot startingTarget = target.currentSnapshot();
 
     // 1. Recompute the chunk's buckets from the pinned source snapshot.
     Expression sourceFilter =
         BucketFilters.of(plan.bucketColumn(), bucketType, chunk.ranges(), chunk.nullBucket());
-    SourceReader reader =
-        new SourceReader(
-            source, snapshot.snapshotId(), schema, plan.requiredColumns(), sourceFilter);
     ViewScan.Result recomputed =
         ViewScan.evaluate(
             query,
             new ViewScan.Scan(
                 source.io(),
                 schema,
-                (deltaBase == null ? reader : reader.appendedAfter(deltaBase)).plan(),
+                files,
                 plan.requiredColumns(),
                 plan.bucketColumn(),
                 chunk.ranges(),

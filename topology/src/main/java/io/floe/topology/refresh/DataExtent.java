@@ -2,9 +2,6 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.Bucketing;
-import io.floe.topology.bucket.DirtyBuckets;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -14,11 +11,6 @@ import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 
@@ -65,61 +57,78 @@ final class DataExtent {
   }
 
   /**
-   * The extent of the live data files of snapshot {@code snapshotId} that may hold rows of {@code
-   * dirty} (every file for a full refresh), as Iceberg's planning prunes them.
+   * The extent of the planned files of a refresh: the live data files that may hold rows of its
+   * dirty buckets, as Iceberg's planning pruned them.
    *
-   * @param schema the snapshot's schema
-   * @param column the bucket column
+   * @param field the bucket column in the snapshot's schema
    */
-  static DataExtent read(
-      Table table,
-      long snapshotId,
-      Schema schema,
-      String column,
-      Bucketing bucketing,
-      DirtyBuckets dirty) {
-    Types.NestedField field = schema.findField(column);
-    Expression filter =
-        dirty.full()
-            ? Expressions.alwaysTrue()
-            : BucketFilters.of(column, bucketing.columnType(), dirty.ranges(), dirty.nullBucket());
+  static DataExtent of(List<FileScanTask> tasks, Types.NestedField field, Bucketing bucketing) {
     List<FileRange> files = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     long nullRows = 0;
-    try (CloseableIterable<FileScanTask> tasks =
-        table
-            .newScan()
-            .useSnapshot(snapshotId)
-            .filter(filter)
-            .includeColumnStats(List.of(column))
-            .planFiles()) {
-      for (FileScanTask task : tasks) {
-        DataFile file = task.file();
-        if (!seen.add(file.location()) || file.recordCount() == 0) {
-          continue;
-        }
-        int id = field.fieldId();
-        Long nulls = value(file.nullValueCounts(), id);
-        ByteBuffer lower = value(file.lowerBounds(), id);
-        ByteBuffer upper = value(file.upperBounds(), id);
-        if (lower == null || upper == null) {
-          if (nulls != null && nulls == file.recordCount()) {
-            nullRows += nulls;
-            continue;
-          }
-          return UNKNOWN;
-        }
-        long min = ((Number) Conversions.fromByteBuffer(field.type(), lower)).longValue();
-        long max = ((Number) Conversions.fromByteBuffer(field.type(), upper)).longValue();
-        long nonNull = nulls == null ? file.recordCount() : file.recordCount() - nulls;
-        files.add(new FileRange(bucketing.expand(min, max), nonNull));
-        nullRows += nulls == null ? 0 : nulls;
+    for (FileScanTask task : tasks) {
+      DataFile file = task.file();
+      if (!seen.add(file.location()) || file.recordCount() == 0) {
+        continue;
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "Cannot plan " + table.name() + " at snapshot " + snapshotId, e);
+      Bounds bounds = Bounds.of(file, field, bucketing);
+      if (bounds.unknown()) {
+        return UNKNOWN;
+      }
+      long nulls = bounds.nulls() == null ? 0 : bounds.nulls();
+      if (bounds.range() != null) {
+        files.add(new FileRange(bounds.range(), file.recordCount() - nulls));
+      }
+      nullRows += nulls;
     }
     return new DataExtent(List.copyOf(files), nullRows);
+  }
+
+  /**
+   * The planned files that may hold rows of one chunk: their bucket range overlaps the chunk's, or
+   * they hold nulls and the chunk has the null bucket, or their bounds are unknown. What planning
+   * the chunk's own filter would give, without planning again.
+   */
+  static List<FileScanTask> overlapping(
+      List<FileScanTask> tasks,
+      Types.NestedField field,
+      Bucketing bucketing,
+      ChunkPlan.Chunk chunk) {
+    List<FileScanTask> selected = new ArrayList<>();
+    for (FileScanTask task : tasks) {
+      Bounds bounds = Bounds.of(task.file(), field, bucketing);
+      boolean overlaps =
+          bounds.unknown()
+              || (chunk.nullBucket() && (bounds.nulls() == null || bounds.nulls() > 0))
+              || (bounds.range() != null
+                  && chunk.ranges().ranges().stream().anyMatch(r -> r.overlaps(bounds.range())));
+      if (overlaps) {
+        selected.add(task);
+      }
+    }
+    return selected;
+  }
+
+  /**
+   * A data file's bucket-column statistics: the bucket range of its non-null values (null when it
+   * has none), its null rows (null when not recorded), and whether the range is unknown.
+   */
+  private record Bounds(BucketRange range, Long nulls, boolean unknown) {
+
+    static Bounds of(DataFile file, Types.NestedField field, Bucketing bucketing) {
+      int id = field.fieldId();
+      Long nulls = value(file.nullValueCounts(), id);
+      ByteBuffer lower = value(file.lowerBounds(), id);
+      ByteBuffer upper = value(file.upperBounds(), id);
+      if (lower == null || upper == null) {
+        return nulls != null && nulls == file.recordCount()
+            ? new Bounds(null, nulls, false)
+            : new Bounds(null, nulls, true);
+      }
+      long min = ((Number) Conversions.fromByteBuffer(field.type(), lower)).longValue();
+      long max = ((Number) Conversions.fromByteBuffer(field.type(), upper)).longValue();
+      return new Bounds(bucketing.expand(min, max), nulls, false);
+    }
   }
 
   private static <T> T value(Map<Integer, T> map, int id) {

@@ -21,15 +21,22 @@ final class SourceReader {
   private final Schema schema;
   private final Schema projection;
   private final Expression filter;
+  private final List<String> statsColumns;
   private final Long appendedAfter;
 
   /**
    * @param schema the schema of the snapshot, whose column positions index the rows
    * @param columns the columns to read
+   * @param bucketColumn the column whose statistics the planned files keep, to size and cut chunks
    */
   SourceReader(
-      Table table, long snapshotId, Schema schema, List<String> columns, Expression filter) {
-    this(table, snapshotId, schema, columns, filter, null);
+      Table table,
+      long snapshotId,
+      Schema schema,
+      List<String> columns,
+      Expression filter,
+      String bucketColumn) {
+    this(table, snapshotId, schema, columns, filter, List.of(bucketColumn), null);
   }
 
   private SourceReader(
@@ -38,12 +45,14 @@ final class SourceReader {
       Schema schema,
       List<String> columns,
       Expression filter,
+      List<String> statsColumns,
       Long appendedAfter) {
     this.table = table;
     this.snapshotId = snapshotId;
     this.schema = schema;
     this.projection = schema.select(columns);
     this.filter = filter;
+    this.statsColumns = statsColumns;
     this.appendedAfter = appendedAfter;
   }
 
@@ -53,7 +62,8 @@ final class SourceReader {
    * snapshot: the caller must know that the snapshots in between only appended or compacted.
    */
   SourceReader appendedAfter(long fromExclusive) {
-    return new SourceReader(table, snapshotId, schema, projectedNames(), filter, fromExclusive);
+    return new SourceReader(
+        table, snapshotId, schema, projectedNames(), filter, statsColumns, fromExclusive);
   }
 
   private List<String> projectedNames() {
@@ -62,7 +72,13 @@ final class SourceReader {
 
   private CloseableIterable<FileScanTask> planFiles() {
     if (appendedAfter == null) {
-      return table.newScan().useSnapshot(snapshotId).filter(filter).project(projection).planFiles();
+      return table
+          .newScan()
+          .useSnapshot(snapshotId)
+          .filter(filter)
+          .project(projection)
+          .includeColumnStats(statsColumns)
+          .planFiles();
     }
     return table
         .newIncrementalAppendScan()
@@ -70,6 +86,7 @@ final class SourceReader {
         .toSnapshot(snapshotId)
         .filter(filter)
         .project(projection)
+        .includeColumnStats(statsColumns)
         .planFiles();
   }
 

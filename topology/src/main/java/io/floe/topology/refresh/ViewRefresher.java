@@ -16,12 +16,15 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -383,9 +386,23 @@ public final class ViewRefresher {
     RefreshOutcome run(RefreshPlanner.Recompute recompute, Bookmark bookmark) {
       RefreshId id = request.id();
       DirtyBuckets dirty = recompute.dirty();
-      DataExtent extent =
-          DataExtent.read(
-              source, snapshot.snapshotId(), schema, plan.bucketColumn(), plan.bucketing(), dirty);
+      // The source is planned once: the chunks are cut and read from the same files.
+      Types.NestedField bucketField = schema.findField(plan.bucketColumn());
+      SourceReader reader =
+          new SourceReader(
+              source,
+              snapshot.snapshotId(),
+              schema,
+              plan.requiredColumns(),
+              dirty.full()
+                  ? Expressions.alwaysTrue()
+                  : BucketFilters.of(
+                      plan.bucketColumn(), bucketType, dirty.ranges(), dirty.nullBucket()),
+              plan.bucketColumn());
+      List<FileScanTask> planned =
+          (recompute.deltaBase() == null ? reader : reader.appendedAfter(recompute.deltaBase()))
+              .plan();
+      DataExtent extent = DataExtent.of(planned, bucketField, plan.bucketing());
       ChunkPlan chunkPlan =
           ChunkPlan.of(
               dirty,
@@ -449,6 +466,7 @@ public final class ViewRefresher {
         ChunkRecompute.Written written =
             work.compute(
                 chunk,
+                DataExtent.overlapping(planned, bucketField, plan.bucketing(), chunk),
                 recompute.deltaBase(),
                 chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"));
         hooks.filesWritten(view.name(), chunkId.toString());
