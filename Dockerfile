@@ -9,10 +9,12 @@ WORKDIR /src
 # Dependencies first, so that a source change does not download them again.
 COPY pom.xml ./
 COPY schemas/pom.xml schemas/
+COPY testing/pom.xml testing/
 COPY topology/pom.xml topology/
 COPY reporter/pom.xml reporter/
 COPY app/pom.xml app/
 COPY schemas/src schemas/src
+COPY testing/src testing/src
 COPY topology/src topology/src
 COPY reporter/src reporter/src
 COPY app/src app/src

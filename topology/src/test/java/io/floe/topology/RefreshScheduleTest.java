@@ -3,9 +3,9 @@ package io.floe.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.schemas.RefreshEvent;
+import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.testing.ManualExecutor;
-import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.RefreshSettings;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;

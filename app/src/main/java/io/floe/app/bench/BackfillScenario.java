@@ -1,14 +1,14 @@
 package io.floe.app.bench;
 
+import io.floe.testing.oracle.Oracle;
+import io.floe.testing.workload.TableWrites;
+import io.floe.testing.workload.Trades;
 import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.oracle.Oracle;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.workload.TableWrites;
-import io.floe.topology.workload.Trades;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -97,7 +97,7 @@ final class BackfillScenario {
         result.note("oracle check skipped at this size");
       } else {
         Table target = lake.catalog().loadTable(view.target().identifier());
-        Oracle.difference(target, trades, snapshot, QUERY)
+        Oracle.difference(target, trades, trades.name(), snapshot, QUERY)
             .ifPresentOrElse(
                 d -> result.note("WRONG RESULT: " + d),
                 () -> result.note("the view equals the oracle after the backfill"));
@@ -141,7 +141,12 @@ final class BackfillScenario {
               + list
               + "], hive_partitioning = false)");
       long start = System.nanoTime();
-      s.execute("COPY (" + Oracle.forDuckDb(QUERY) + ") TO '" + output + "' (FORMAT parquet)");
+      s.execute(
+          "COPY ("
+              + Oracle.forDuckDb(QUERY, trades.name())
+              + ") TO '"
+              + output
+              + "' (FORMAT parquet)");
       return (System.nanoTime() - start) / 1e9;
     }
   }

@@ -2,7 +2,7 @@ package io.floe.app.bench;
 
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.embedded.EmbeddedStack;
-import io.floe.topology.workload.Trades;
+import io.floe.testing.workload.Trades;
 import java.nio.file.Path;
 import java.util.Properties;
 import org.apache.iceberg.PartitionSpec;

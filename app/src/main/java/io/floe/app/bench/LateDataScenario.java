@@ -1,5 +1,7 @@
 package io.floe.app.bench;
 
+import io.floe.testing.workload.TableWrites;
+import io.floe.testing.workload.Trades;
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.Bucketing;
@@ -10,8 +12,6 @@ import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.workload.TableWrites;
-import io.floe.topology.workload.Trades;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

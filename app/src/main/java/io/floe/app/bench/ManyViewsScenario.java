@@ -1,10 +1,10 @@
 package io.floe.app.bench;
 
 import io.floe.app.config.FloeConfig;
+import io.floe.testing.workload.TableWrites;
+import io.floe.testing.workload.Trades;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.workload.TableWrites;
-import io.floe.topology.workload.Trades;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

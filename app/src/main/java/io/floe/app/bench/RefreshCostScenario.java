@@ -1,18 +1,18 @@
 package io.floe.app.bench;
 
+import io.floe.testing.oracle.Oracle;
+import io.floe.testing.workload.TableWrites;
+import io.floe.testing.workload.Trades;
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
-import io.floe.topology.oracle.Oracle;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.workload.TableWrites;
-import io.floe.topology.workload.Trades;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -137,7 +137,7 @@ final class RefreshCostScenario {
       }
       for (ViewDefinition view : List.of(weekly, weeklyAvg)) {
         Table target = lake.catalog().loadTable(view.target().identifier());
-        Oracle.difference(target, trades, s2, view.query())
+        Oracle.difference(target, trades, trades.name(), s2, view.query())
             .ifPresentOrElse(
                 d -> result.note("WRONG RESULT of " + view.name() + ": " + d),
                 () -> result.note(view.name() + " equals the oracle after the refresh"));

@@ -4,14 +4,14 @@ import io.floe.app.config.FloeConfig;
 import io.floe.app.embedded.EmbeddedStack;
 import io.floe.app.service.CommitNotices;
 import io.floe.app.service.FloeService;
-import io.floe.topology.oracle.Oracle;
+import io.floe.testing.oracle.Oracle;
+import io.floe.testing.workload.Trades;
 import io.floe.topology.refresh.Freshness;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewsFile;
 import io.floe.topology.view.sql.ViewQueryParser;
-import io.floe.topology.workload.Trades;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -200,10 +200,12 @@ public final class Demo {
     }
     int failures = 0;
     for (ViewDefinition view : views) {
-      Table source = table(catalogs, source(view));
+      TableName sourceName = source(view);
+      Table source = table(catalogs, sourceName);
       Table target = table(catalogs, view.target());
       long snapshot = Freshness.latestDataChange(source).orElseThrow().snapshotId();
-      Optional<String> difference = Oracle.difference(target, source, snapshot, view.query());
+      Optional<String> difference =
+          Oracle.difference(target, source, sourceName.toString(), snapshot, view.query());
       if (difference.isPresent()) {
         failures++;
         out.println("  DIFFERS  " + view.name() + ": " + difference.get());

@@ -1,7 +1,7 @@
 package io.floe.app.demo;
 
-import io.floe.topology.workload.TableWrites;
-import io.floe.topology.workload.Trades;
+import io.floe.testing.workload.TableWrites;
+import io.floe.testing.workload.Trades;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

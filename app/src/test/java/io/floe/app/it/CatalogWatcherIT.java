@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.app.config.FloeConfig;
 import io.floe.app.service.CatalogWatcher;
-import io.floe.topology.testing.IcebergFixture;
+import io.floe.testing.IcebergFixture;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;

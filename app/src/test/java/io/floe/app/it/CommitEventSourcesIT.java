@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.FloeConfig;
 import io.floe.app.service.FloeService;
 import io.floe.schemas.TableCommitted;
-import io.floe.topology.testing.IcebergFixture;
+import io.floe.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
 import io.micrometer.core.instrument.Counter;
 import java.io.IOException;

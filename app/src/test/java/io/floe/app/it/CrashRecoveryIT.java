@@ -3,8 +3,8 @@ package io.floe.app.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.schemas.RefreshEvent;
+import io.floe.testing.IcebergFixture;
 import io.floe.topology.refresh.FloeProperties;
-import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Files;
 import java.nio.file.Path;

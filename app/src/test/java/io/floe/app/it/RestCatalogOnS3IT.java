@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.FloeConfig;
-import io.floe.topology.testing.IcebergFixture;
+import io.floe.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -8,7 +8,7 @@ import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewRecord;
 import io.floe.schemas.registry.FakeSchemaRegistry;
 import io.floe.schemas.registry.SchemaRegistryClient;
-import io.floe.topology.testing.IcebergFixture;
+import io.floe.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.app.service.FloeService;
 import io.floe.schemas.RefreshEvent;
-import io.floe.topology.testing.IcebergFixture;
+import io.floe.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
 import java.util.ArrayList;

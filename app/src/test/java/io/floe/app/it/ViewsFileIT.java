@@ -8,7 +8,7 @@ import io.floe.app.service.ViewsPublisher;
 import io.floe.app.testing.LogCapture;
 import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.RefreshMode;
-import io.floe.topology.testing.IcebergFixture;
+import io.floe.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,11 +2,11 @@ package io.floe.topology.detect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.testing.IcebergFixture;
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
-import io.floe.topology.testing.IcebergFixture;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;

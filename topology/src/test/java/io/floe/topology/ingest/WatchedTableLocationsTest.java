@@ -2,7 +2,7 @@ package io.floe.topology.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.topology.testing.IcebergFixture;
+import io.floe.testing.IcebergFixture;
 import io.floe.topology.testing.ManualExecutor;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;

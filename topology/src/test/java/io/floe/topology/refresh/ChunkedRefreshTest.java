@@ -3,13 +3,13 @@ package io.floe.topology.refresh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.testing.IcebergFixture;
+import io.floe.testing.oracle.OracleAssertions;
+import io.floe.testing.workload.Trades;
 import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.testing.IcebergFixture;
-import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.RefreshSettings;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.workload.Trades;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,11 +2,11 @@ package io.floe.topology.refresh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.testing.IcebergFixture;
+import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
-import io.floe.topology.testing.IcebergFixture;
-import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;

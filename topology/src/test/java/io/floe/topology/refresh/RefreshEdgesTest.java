@@ -3,6 +3,8 @@ package io.floe.topology.refresh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.testing.IcebergFixture;
+import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
@@ -10,8 +12,6 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
-import io.floe.topology.testing.IcebergFixture;
-import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.RefreshSettings;

@@ -3,14 +3,14 @@ package io.floe.topology.refresh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.testing.IcebergFixture;
+import io.floe.testing.oracle.Oracle;
+import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
-import io.floe.topology.oracle.Oracle;
-import io.floe.topology.testing.IcebergFixture;
-import io.floe.topology.testing.OracleAssertions;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.RefreshSettings;

@@ -2,11 +2,11 @@ package io.floe.topology.refresh.eval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.floe.testing.IcebergFixture;
+import io.floe.testing.oracle.Oracle;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
-import io.floe.topology.oracle.Oracle;
 import io.floe.topology.refresh.IcebergValues;
-import io.floe.topology.testing.IcebergFixture;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.sql.ViewQueryBinder;

@@ -1,4 +1,4 @@
-package io.floe.topology.workload;
+package io.floe.testing.workload;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;

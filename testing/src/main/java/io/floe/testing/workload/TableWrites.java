@@ -1,6 +1,6 @@
-package io.floe.topology.workload;
+package io.floe.testing.workload;
 
-import io.floe.topology.oracle.Oracle;
+import io.floe.testing.oracle.Oracle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

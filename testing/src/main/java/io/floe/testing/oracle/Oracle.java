@@ -1,8 +1,5 @@
-package io.floe.topology.oracle;
+package io.floe.testing.oracle;
 
-import io.floe.topology.view.InvalidViewException;
-import io.floe.topology.view.TableName;
-import io.floe.topology.view.sql.ViewQueryParser;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -44,14 +41,23 @@ import org.duckdb.DuckDBConnection;
  * approx_distinct} to {@code count(DISTINCT ...)}, {@code approx_percentile(x, p)} to the
  * nearest-rank {@code quantile_disc}); the weighted {@code approx_percentile} has no equivalent.
  * Callers keep {@code min_by}/{@code max_by} keys unique, where DuckDB's tie-breaking is arbitrary.
- * DuckDB is an optional dependency of this module: only callers of the oracle need it.
+ *
+ * <p>The oracle shares no code with Floe, its SQL front end included: callers say under which name
+ * the view query reads its source ({@code sourceName}, as the query spells it), and the query runs
+ * in DuckDB over that table's rows in its place.
  */
 public final class Oracle {
 
   private Oracle() {}
 
-  /** The rows the view must hold for source snapshot {@code snapshotId}, normalized. */
-  public static List<List<Object>> expected(Table source, long snapshotId, String viewQuery) {
+  /**
+   * The rows the view must hold for source snapshot {@code snapshotId}, normalized.
+   *
+   * @param source the table the view reads
+   * @param sourceName the name under which {@code viewQuery} reads it ({@code lake.market.trades})
+   */
+  public static List<List<Object>> expected(
+      Table source, String sourceName, long snapshotId, String viewQuery) {
     List<Record> rows = rows(source, snapshotId);
     Schema schema = source.schemas().get(source.snapshot(snapshotId).schemaId());
     if (schema == null) {
@@ -75,7 +81,7 @@ public final class Oracle {
       }
       List<List<Object>> result = new ArrayList<>();
       try (Statement s = duck.createStatement();
-          ResultSet rs = s.executeQuery(forDuckDb(viewQuery, schema))) {
+          ResultSet rs = s.executeQuery(forDuckDb(viewQuery, sourceName, schema))) {
         int width = rs.getMetaData().getColumnCount();
         while (rs.next()) {
           List<Object> row = new ArrayList<>(width);
@@ -111,10 +117,12 @@ public final class Oracle {
   /**
    * How the target differs from the view evaluated from scratch on the source snapshot, or empty
    * when it holds exactly the expected rows.
+   *
+   * @param sourceName the name under which {@code viewQuery} reads {@code source}
    */
   public static Optional<String> difference(
-      Table target, Table source, long snapshotId, String viewQuery) {
-    List<List<Object>> expected = expected(source, snapshotId, viewQuery);
+      Table target, Table source, String sourceName, long snapshotId, String viewQuery) {
+    List<List<Object>> expected = expected(source, sourceName, snapshotId, viewQuery);
     List<List<Object>> actual = actual(target);
     if (equal(expected, actual)) {
       return Optional.empty();
@@ -342,14 +350,14 @@ public final class Oracle {
   }
 
   /**
-   * The view query in DuckDB's dialect, over the table {@code src} with the columns of {@code
-   * schema}. DuckDB rounds a {@code TIMESTAMP_NS} to microseconds when {@code date_trunc} casts it
-   * (10:00:59.999999999 lands in minute 10:01), where Trino truncates: the buckets of nanosecond
-   * columns are cut from the value floored to microseconds, which is exact for minute and longer
-   * buckets.
+   * The view query in DuckDB's dialect, reading the table {@code src} where it read {@code
+   * sourceName}, with the columns of {@code schema}. DuckDB rounds a {@code TIMESTAMP_NS} to
+   * microseconds when {@code date_trunc} casts it (10:00:59.999999999 lands in minute 10:01), where
+   * Trino truncates: the buckets of nanosecond columns are cut from the value floored to
+   * microseconds, which is exact for minute and longer buckets.
    */
-  public static String forDuckDb(String viewQuery, Schema schema) {
-    String sql = forDuckDb(viewQuery);
+  public static String forDuckDb(String viewQuery, String sourceName, Schema schema) {
+    String sql = forDuckDb(viewQuery, sourceName);
     for (Types.NestedField field : schema.columns()) {
       if (field.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
         String column = "\"?" + Pattern.quote(field.name()) + "\"?";
@@ -365,15 +373,12 @@ public final class Oracle {
     return sql;
   }
 
-  /** The view query in DuckDB's dialect, over the table {@code src}. */
-  public static String forDuckDb(String viewQuery) {
-    TableName source;
-    try {
-      source = ViewQueryParser.parse(viewQuery).source();
-    } catch (InvalidViewException e) {
-      throw new IllegalArgumentException(e);
-    }
-    String sql = viewQuery.replaceAll("(?i)" + Pattern.quote(source.toString()) + "\\b", "src");
+  /**
+   * The view query in DuckDB's dialect, reading the table {@code src} where it read {@code
+   * sourceName}.
+   */
+  public static String forDuckDb(String viewQuery, String sourceName) {
+    String sql = viewQuery.replaceAll("(?i)" + Pattern.quote(sourceName) + "\\b", "src");
     sql = sql.replaceAll("(?i)\\barbitrary\\s*\\(", "min(");
     sql = sql.replaceAll("(?i)\\bapprox_distinct\\s*\\(", "count(DISTINCT ");
     sql = sql.replaceAll("(?i)\\bapprox_percentile\\s*\\(", "quantile_disc(");

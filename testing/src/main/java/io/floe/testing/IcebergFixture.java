@@ -1,8 +1,8 @@
-package io.floe.topology.testing;
+package io.floe.testing;
 
-import io.floe.topology.oracle.Oracle;
-import io.floe.topology.workload.TableWrites;
-import io.floe.topology.workload.Trades;
+import io.floe.testing.oracle.Oracle;
+import io.floe.testing.workload.TableWrites;
+import io.floe.testing.workload.Trades;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.OffsetDateTime;

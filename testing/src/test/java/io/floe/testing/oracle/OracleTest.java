@@ -1,0 +1,78 @@
+package io.floe.testing.oracle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.floe.testing.IcebergFixture;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The oracle on its own: a view evaluated by DuckDB from every row of a source snapshot. */
+class OracleTest {
+
+  private static final String DAILY_VOLUME =
+      """
+      SELECT symbol, date_trunc('day', ts) AS day, sum(quantity) AS volume,
+             arbitrary(side) AS any_side, approx_distinct(side) AS sides
+      FROM lake.m.trades
+      GROUP BY symbol, date_trunc('day', ts)
+      """;
+
+  @TempDir Path dir;
+  private IcebergFixture lake;
+  private Table trades;
+
+  @BeforeEach
+  void setUp() {
+    lake = IcebergFixture.create(dir);
+    trades = lake.createTrades("m", "trades");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    lake.close();
+  }
+
+  @Test
+  void shouldReadTheSourceUnderTheNameTheQueryGivesIt() {
+    assertThat(Oracle.forDuckDb(DAILY_VOLUME, "lake.m.trades"))
+        .contains("FROM src")
+        .doesNotContain("lake.m.trades")
+        .contains("min(side) AS any_side")
+        .contains("count(DISTINCT side) AS sides");
+  }
+
+  @Test
+  void shouldEvaluateTheViewOnTheRowsOfTheGivenSnapshot() {
+    // Given two snapshots, the second deleting a trade
+    long first =
+        lake.append(
+            trades,
+            List.of(
+                lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B"),
+                lake.trade("AAPL", "2026-04-08T11:00:00Z", 11.0, 3L, "S"),
+                lake.trade("MSFT", "2026-04-09T09:00:00Z", 99.0, 7L, "B")));
+    long second = lake.deleteByPosition(trades, r -> "S".equals(r.getField("side")));
+
+    // When the oracle evaluates the view at each
+    List<List<Object>> before = Oracle.expected(trades, "lake.m.trades", first, DAILY_VOLUME);
+    List<List<Object>> after = Oracle.expected(trades, "lake.m.trades", second, DAILY_VOLUME);
+
+    // Then each reflects exactly the rows of its snapshot, normalized
+    assertThat(before)
+        .extracting(row -> row.get(0), row -> row.get(2), row -> row.get(4))
+        .containsExactly(
+            tuple("AAPL", BigDecimal.valueOf(8), BigDecimal.valueOf(2)),
+            tuple("MSFT", BigDecimal.valueOf(7), BigDecimal.valueOf(1)));
+    assertThat(after)
+        .extracting(row -> row.get(0), row -> row.get(2))
+        .containsExactly(
+            tuple("AAPL", BigDecimal.valueOf(5)), tuple("MSFT", BigDecimal.valueOf(7)));
+  }
+}
