@@ -13,11 +13,13 @@ COPY testing/pom.xml testing/
 COPY topology/pom.xml topology/
 COPY reporter/pom.xml reporter/
 COPY app/pom.xml app/
+COPY dev/pom.xml dev/
 COPY schemas/src schemas/src
 COPY testing/src testing/src
 COPY topology/src topology/src
 COPY reporter/src reporter/src
 COPY app/src app/src
+COPY dev/src dev/src
 RUN --mount=type=cache,target=/root/.m2 mvn -B -ntp -DskipTests package
 
 # --- runtime -----------------------------------------------------------------------------------

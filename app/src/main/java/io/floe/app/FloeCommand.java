@@ -15,23 +15,45 @@ import picocli.CommandLine.Command;
     },
     subcommands = {
       RunCommand.class,
-      DemoCommand.class,
-      WatchCatalogCommand.class,
-      BenchCommand.class,
       ValidateCommand.class,
       PublishCommitCommand.class,
-      ConfigDocsCommand.class,
-      CommandLine.HelpCommand.class
+      WatchCatalogCommand.class,
+      ConfigDocsCommand.class
     })
 public final class FloeCommand implements Runnable {
 
+  /** Where the commands that are not the service's are; lines short enough not to wrap. */
+  private static final String[] DEVELOPER_TOOL_NOTE = {
+    "",
+    "floe demo and floe bench are in Floe's developer tool, not in the service:",
+    "run ./floe demo or ./floe bench from a checkout of Floe."
+  };
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  /** The command line with Floe's conventions: exit code 1 for user errors, 2 for usage. */
+  /**
+   * The service's command line with Floe's conventions: exit code 1 for user errors, 2 for usage.
+   * Its help says where demo and bench are.
+   */
   public static CommandLine commandLine() {
-    return new CommandLine(new FloeCommand())
-        .setCaseInsensitiveEnumValuesAllowed(true)
-        .setUsageHelpAutoWidth(true);
+    CommandLine cli = withCommands();
+    cli.getCommandSpec().usageMessage().footer(DEVELOPER_TOOL_NOTE);
+    return cli;
+  }
+
+  /**
+   * The service's commands and {@code more} (picocli commands: the developer tool's demo and
+   * bench), then {@code help}, with the same conventions.
+   */
+  public static CommandLine withCommands(Object... more) {
+    CommandLine cli =
+        new CommandLine(new FloeCommand())
+            .setCaseInsensitiveEnumValuesAllowed(true)
+            .setUsageHelpAutoWidth(true);
+    for (Object command : more) {
+      cli.addSubcommand(command);
+    }
+    return cli.addSubcommand(new CommandLine.HelpCommand());
   }
 
   @Override

@@ -46,7 +46,7 @@ final class WatchCatalogCommand implements Callable<Integer> {
       names = "--interval",
       defaultValue = "10s",
       paramLabel = "DURATION",
-      converter = DemoCommand.DurationConverter.class,
+      converter = DurationConverter.class,
       description = "Time between checks (default: ${DEFAULT-VALUE}).")
   Duration interval;
 

@@ -3,12 +3,12 @@ package io.floe.app.it;
 import static org.awaitility.Awaitility.await;
 
 import io.floe.app.config.FloeConfig;
-import io.floe.app.embedded.EmbeddedKafka;
 import io.floe.app.service.FloeService;
 import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewRecord;
+import io.floe.testing.EmbeddedKafka;
 import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.refresh.Freshness;

@@ -1,0 +1,141 @@
+package io.floe.dev;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.floe.app.DurationConverter;
+import io.floe.dev.bench.Bench;
+import io.floe.dev.bench.ScenarioResult;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code floe bench}: measure Floe beside its baselines, in one run. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Measure Floe on the embedded stack (in-process broker, JDBC/SQLite catalog, local files),"
+          + " each figure beside its baseline from the same run: freshness against a 30 s poller,"
+          + " refresh cost against a full refresh and a whole-bucket recompute, backfill"
+          + " throughput against DuckDB, late data, and many views.",
+      "Prints a table on stdout, progress on stderr, and writes JSON to --out.",
+      "Exit code: 0, or 1 when a scenario failed."
+    })
+final class BenchCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--quick",
+      description = "Smaller sizes and shorter windows: finishes in about 5 minutes on 2 cores.")
+  boolean quick;
+
+  @Option(
+      names = "--out",
+      defaultValue = "bench-report.json",
+      paramLabel = "FILE",
+      description = "Where to write the JSON report (default: ${DEFAULT-VALUE}).")
+  Path out;
+
+  @Option(
+      names = "--scenario",
+      split = ",",
+      paramLabel = "NAME",
+      description =
+          "Run only these scenarios: late-data, refresh-cost, backfill, freshness, many-views"
+              + " (default: all).")
+  List<String> scenarios;
+
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      description =
+          "Working directory for the scenarios' tables and broker (default: a temporary"
+              + " directory, deleted afterwards).")
+  Path dir;
+
+  @Option(
+      names = "--commit-interval",
+      defaultValue = "200ms",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "Time between source commits in the freshness scenario (default: ${DEFAULT-VALUE}).")
+  Duration commitInterval;
+
+  @Option(
+      names = "--tables",
+      paramLabel = "N",
+      description = "Source tables in the many-views scenario (default: 20; 10 with --quick).")
+  Integer tables;
+
+  @Option(
+      names = "--views-per-table",
+      defaultValue = "10",
+      paramLabel = "N",
+      description = "Views per table in the many-views scenario (default: ${DEFAULT-VALUE}).")
+  int viewsPerTable;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter stdout = spec.commandLine().getOut();
+    PrintWriter stderr = spec.commandLine().getErr();
+    Set<String> chosen = new LinkedHashSet<>(scenarios == null ? List.of() : scenarios);
+    for (String name : chosen) {
+      if (!Bench.SCENARIOS.contains(name)) {
+        stderr.println("Unknown scenario '" + name + "'; choose from " + Bench.SCENARIOS);
+        return 2;
+      }
+    }
+    Logging.quiet();
+    boolean temporary = dir == null;
+    Path workDir = temporary ? Files.createTempDirectory("floe-bench") : dir;
+    List<ScenarioResult> results;
+    try {
+      results =
+          new Bench(
+                  new Bench.Options(
+                      workDir,
+                      quick,
+                      chosen,
+                      commitInterval,
+                      tables != null ? tables : quick ? 10 : 20,
+                      viewsPerTable),
+                  stderr)
+              .run();
+    } finally {
+      if (temporary) {
+        delete(workDir);
+      }
+    }
+    Bench.print(results, stdout);
+    new ObjectMapper()
+        .writerWithDefaultPrettyPrinter()
+        .writeValue(out.toFile(), Bench.json(results, quick));
+    stdout.println("Report written to " + out.toAbsolutePath());
+    boolean failed =
+        results.stream()
+            .anyMatch(
+                r ->
+                    r.notes().stream()
+                        .anyMatch(n -> n.startsWith("FAILED") || n.startsWith("WRONG RESULT")));
+    return failed ? 1 : 0;
+  }
+
+  private static void delete(Path root) {
+    try (Stream<Path> all = Files.walk(root)) {
+      all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (java.io.IOException e) {
+      // a temporary directory; the OS cleans it eventually
+    }
+  }
+}

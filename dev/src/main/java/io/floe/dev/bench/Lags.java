@@ -1,0 +1,92 @@
+package io.floe.dev.bench;
+
+import io.floe.topology.refresh.FloeProperties;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+
+/**
+ * Source-commit → target-commit lag, read from the tables alone: for every data-changing source
+ * snapshot committed in the window, the time until the first target commit that reflects it (its
+ * {@code floe.source-snapshot-id} names it or a later snapshot). Independent of what Floe reports.
+ */
+final class Lags {
+
+  private Lags() {}
+
+  /** The lag in milliseconds of every source snapshot committed in {@code [from, to]}. */
+  static List<Long> of(Table source, Table target, long from, long to) {
+    source.refresh();
+    target.refresh();
+    List<long[]> reflected = new ArrayList<>(); // {target commit time, source sequence}
+    for (Snapshot t : target.snapshots()) {
+      String refreshId = t.summary().get(FloeProperties.REFRESH_ID);
+      String sourceId = t.summary().get(FloeProperties.SOURCE_SNAPSHOT_ID);
+      if (sourceId == null || !isLastChunk(refreshId)) {
+        continue;
+      }
+      Snapshot s = source.snapshot(Long.parseLong(sourceId));
+      if (s != null) {
+        reflected.add(new long[] {t.timestampMillis(), s.sequenceNumber()});
+      }
+    }
+    reflected.sort((a, b) -> Long.compare(a[0], b[0]));
+    List<Long> lags = new ArrayList<>();
+    for (Snapshot s : source.snapshots()) {
+      if (DataOperations.REPLACE.equals(s.operation())
+          || s.timestampMillis() < from
+          || s.timestampMillis() > to) {
+        continue;
+      }
+      for (long[] r : reflected) {
+        if (r[1] >= s.sequenceNumber()) {
+          lags.add(Math.max(0, r[0] - s.timestampMillis()));
+          break;
+        }
+      }
+    }
+    return lags;
+  }
+
+  /** The number of target commits that completed a refresh in {@code [from, to]}. */
+  static int refreshCommits(Table target, long from, long to) {
+    target.refresh();
+    int n = 0;
+    for (Snapshot t : target.snapshots()) {
+      if (t.timestampMillis() >= from
+          && t.timestampMillis() <= to
+          && t.summary().get(FloeProperties.SOURCE_SNAPSHOT_ID) != null
+          && isLastChunk(t.summary().get(FloeProperties.REFRESH_ID))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** A chunk id is {@code refresh#i/n}; only the last chunk completes a refresh. */
+  private static boolean isLastChunk(String refreshId) {
+    if (refreshId == null) {
+      return false;
+    }
+    int hash = refreshId.lastIndexOf('#');
+    if (hash < 0) {
+      return true;
+    }
+    String[] parts = refreshId.substring(hash + 1).split("/");
+    return Integer.parseInt(parts[0]) == Integer.parseInt(parts[1]) - 1;
+  }
+
+  /** The {@code q}-quantile (0..1) by nearest rank, in seconds. */
+  static double quantileSeconds(List<Long> millis, double q) {
+    if (millis.isEmpty()) {
+      return Double.NaN;
+    }
+    List<Long> sorted = new ArrayList<>(millis);
+    Collections.sort(sorted);
+    int index = (int) Math.ceil(q * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index))) / 1000.0;
+  }
+}

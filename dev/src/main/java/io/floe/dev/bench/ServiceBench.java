@@ -1,0 +1,145 @@
+package io.floe.dev.bench;
+
+import io.floe.app.config.CatalogConfig;
+import io.floe.app.config.FloeConfig;
+import io.floe.app.service.CommitNotices;
+import io.floe.app.service.FloeService;
+import io.floe.dev.EmbeddedStack;
+import io.floe.topology.refresh.Freshness;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewsFile;
+import io.floe.topology.view.sql.ViewQueryParser;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+
+/**
+ * Floe as it runs in production, on the embedded stack: the service with its views file, plus a
+ * writer's side (commit notices) and a way to tell when every view has caught up.
+ */
+final class ServiceBench implements AutoCloseable {
+
+  private final EmbeddedStack stack;
+  private final FloeConfig config;
+  private final CatalogConfig catalogs;
+  private final CommitNotices notices;
+  private final List<ViewDefinition> views;
+  private FloeService floe;
+
+  private ServiceBench(
+      EmbeddedStack stack,
+      FloeConfig config,
+      CatalogConfig catalogs,
+      CommitNotices notices,
+      List<ViewDefinition> views) {
+    this.stack = stack;
+    this.config = config;
+    this.catalogs = catalogs;
+    this.notices = notices;
+    this.views = views;
+  }
+
+  /** Starts the broker and writes the configuration and views file; Floe starts later. */
+  static ServiceBench prepare(Path dir, String viewsYaml, Map<String, String> settings)
+      throws Exception {
+    EmbeddedStack stack = EmbeddedStack.start(dir);
+    Path viewsFile = dir.resolve("views.yaml");
+    Files.writeString(viewsFile, viewsYaml);
+    Map<String, String> all = new HashMap<>(settings);
+    all.put(FloeConfig.VIEWS_FILE, viewsFile.toString());
+    all.put(FloeConfig.HTTP_ENABLED, "false");
+    FloeConfig config = stack.writeConfig("floe-bench", all);
+    CatalogConfig catalogs = config.catalogs();
+    EmbeddedStack.createNamespaces(
+        catalogs.catalog(EmbeddedStack.CATALOG),
+        org.apache.iceberg.catalog.Namespace.of("market"),
+        org.apache.iceberg.catalog.Namespace.of("analytics"),
+        org.apache.iceberg.catalog.Namespace.of("poller"));
+    return new ServiceBench(
+        stack,
+        config,
+        catalogs,
+        new CommitNotices(config, "floe-bench"),
+        ViewsFile.load(viewsFile));
+  }
+
+  Catalog catalog(String name) {
+    return catalogs.catalog(name);
+  }
+
+  Catalog catalog() {
+    return catalogs.catalog(EmbeddedStack.CATALOG);
+  }
+
+  List<ViewDefinition> views() {
+    return views;
+  }
+
+  void startFloe() throws Exception {
+    floe = new FloeService(config);
+    floe.start();
+  }
+
+  /** Announces the table's current snapshot, as a writer's post-commit hook would. */
+  void announce(TableName name, Table table) throws InterruptedException {
+    Snapshot current = table.currentSnapshot();
+    notices.publish(
+        name,
+        current == null ? null : current.snapshotId(),
+        table instanceof HasTableOperations ops
+            ? ops.operations().current().metadataFileLocation()
+            : null);
+  }
+
+  static TableName source(ViewDefinition view) {
+    try {
+      return ViewQueryParser.parse(view.query()).source();
+    } catch (InvalidViewException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  Table load(TableName name) {
+    return catalog(name.catalog()).loadTable(name.identifier());
+  }
+
+  /** Waits until every view reflects its source's latest data change; false on timeout. */
+  boolean awaitCurrent(List<ViewDefinition> which, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (which.stream().allMatch(this::isCurrent)) {
+        return true;
+      }
+      Thread.sleep(200);
+    }
+    return false;
+  }
+
+  private boolean isCurrent(ViewDefinition view) {
+    try {
+      return Freshness.isCurrent(load(view.target()), load(source(view)), view.version());
+    } catch (NoSuchTableException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (floe != null) {
+      floe.close();
+    }
+    notices.close();
+    catalogs.close();
+    stack.close();
+  }
+}

@@ -1,0 +1,85 @@
+package io.floe.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code floe bench} runs its cheap scenarios and reports what they measured: this checks the
+ * benchmark's plumbing and the figures that do not depend on the machine, not the timings.
+ */
+class BenchIT {
+
+  @TempDir Path dir;
+
+  @Test
+  void shouldMeasureLateDataAndRefreshCostBesideTheirBaselines() throws Exception {
+    Path report = dir.resolve("report.json");
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = Main.commandLine();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+
+    int exit =
+        cli.execute(
+            "bench",
+            "--quick",
+            "--scenario",
+            "late-data,refresh-cost",
+            "--dir",
+            dir.resolve("work").toString(),
+            "--out",
+            report.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    assertThat(out.toString())
+        .contains("buckets recomputed per bucket touched")
+        .contains("whole dirty bucket (iceberg-ivm)");
+    JsonNode json = new ObjectMapper().readTree(report.toFile());
+    JsonNode late = scenario(json, "late-data");
+    // One late row and one fresh row in a day-partitioned table: exactly the two minutes.
+    assertThat(figure(late, "day-partitioned").get("floe").asDouble()).isEqualTo(1.0);
+    // iceberg-ivm's min..max range spans three days of minutes.
+    assertThat(figure(late, "day-partitioned").get("baseline").asDouble())
+        .isEqualTo((3 * 1440 + 1) / 2.0);
+    JsonNode cost = scenario(json, "refresh-cost");
+    assertThat(cost.get("notes").toString())
+        .contains("weekly equals the oracle")
+        .contains("weekly_avg equals the oracle")
+        .doesNotContain("WRONG");
+    JsonNode rowsVsFull = cost.get("figures").get(0);
+    assertThat(rowsVsFull.get("baselineIs").asText()).isEqualTo("full refresh");
+    // The full refresh reads all 14 days plus the append; the delta path only the append.
+    assertThat(rowsVsFull.get("baseline").asDouble()).isEqualTo((14 * 50_000 + 1_000) / 1000.0);
+    assertThat(rowsVsFull.get("floe").asDouble()).isEqualTo(1.0);
+    // With avg the view is not decomposable: the dirty week is recomputed.
+    assertThat(figure(cost, "view with avg").get("floe").asDouble())
+        .isEqualTo((7 * 50_000 + 1_000) / 1000.0);
+  }
+
+  private static JsonNode scenario(JsonNode report, String name) {
+    for (JsonNode s : report.get("scenarios")) {
+      if (s.get("name").asText().equals(name)) {
+        return s;
+      }
+    }
+    throw new AssertionError("no scenario " + name + " in " + report);
+  }
+
+  private static JsonNode figure(JsonNode scenario, String metricPart) {
+    for (JsonNode f : scenario.get("figures")) {
+      if (f.get("metric").asText().contains(metricPart)) {
+        return f;
+      }
+    }
+    throw new AssertionError("no figure like " + metricPart + " in " + scenario);
+  }
+}
