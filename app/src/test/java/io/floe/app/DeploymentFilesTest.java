@@ -38,7 +38,10 @@ class DeploymentFilesTest {
   @Test
   void shouldCopyWhatTheBuildProducesAndRunFloe() throws Exception {
     List<String> lines = instructions(Files.readString(ROOT.resolve("Dockerfile")));
-    String shadedJar = "app/target/" + shadedJarName() + ".jar";
+    String appPom = Files.readString(ROOT.resolve("app/pom.xml"));
+    String jar = "app/target/" + element(appPom, "finalName") + ".jar";
+    String classpathPrefix = element(appPom, "classpathPrefix");
+    String lib = "app/target/" + classpathPrefix;
 
     // The build stage copies every module and packages them.
     List<String> buildStage = stage(lines, 0);
@@ -49,15 +52,30 @@ class DeploymentFilesTest {
     assertThat(buildStage)
         .anyMatch(l -> l.startsWith("RUN ") && l.contains("mvn") && l.endsWith(" package"));
 
-    // The runtime stage copies exactly the shaded jar and runs it as a non-root user.
+    // The runtime stage copies the service as the build lays it out, floe.jar and the plain jars
+    // its manifest's Class-Path points into, and runs Main with both on the class path.
     List<String> runtime = stage(lines, 1);
-    String copy =
-        runtime.stream().filter(l -> l.startsWith("COPY --from=build")).findFirst().orElseThrow();
-    String[] parts = copy.split("\\s+");
-    assertThat(parts[2]).isEqualTo("/src/" + shadedJar);
-    String jarInImage = parts[3];
+    Map<String, String> copies = new LinkedHashMap<>();
+    for (String line : runtime) {
+      String[] parts = line.split("\\s+");
+      if (line.startsWith("COPY --from=build")) {
+        copies.put(parts[2], parts[3]);
+      }
+    }
+    assertThat(copies).containsKeys("/src/" + jar, "/src/" + lib);
+    String jarInImage = copies.get("/src/" + jar);
+    String libInImage = copies.get("/src/" + lib);
+    assertThat(Path.of(jarInImage).resolveSibling(classpathPrefix)).isEqualTo(Path.of(libInImage));
+    assertThat(element(appPom, "mainClass")).isEqualTo(Main.class.getName());
     assertThat(runtime)
-        .contains("ENTRYPOINT [\"java\", \"-jar\", \"" + jarInImage + "\"]")
+        .contains(
+            "ENTRYPOINT [\"java\", \"-cp\", \""
+                + jarInImage
+                + ":"
+                + Path.of(libInImage).resolve("*")
+                + "\", \""
+                + Main.class.getName()
+                + "\"]")
         .contains("EXPOSE " + FloeConfig.DEFINITION.defaultValues().get(FloeConfig.HTTP_PORT));
     String user = runtime.stream().filter(l -> l.startsWith("USER ")).findFirst().orElseThrow();
     assertThat(Integer.parseInt(user.substring(5).split(":")[0])).isPositive();
@@ -117,11 +135,10 @@ class DeploymentFilesTest {
     return modules;
   }
 
-  private static String shadedJarName() throws Exception {
-    Matcher m =
-        Pattern.compile("<finalName>([^<]+)</finalName>")
-            .matcher(Files.readString(ROOT.resolve("app/pom.xml")));
-    assertThat(m.find()).isTrue();
+  /** The text of the first {@code <name>} element of a POM. */
+  private static String element(String pom, String name) {
+    Matcher m = Pattern.compile("<" + name + ">([^<]+)</" + name + ">").matcher(pom);
+    assertThat(m.find()).as(name).isTrue();
     return m.group(1);
   }
 
