@@ -8,6 +8,7 @@ import io.floe.app.metrics.FloeMeters;
 import io.floe.topology.FloeTopology;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
 import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
@@ -66,6 +67,14 @@ public final class FloeService implements AutoCloseable {
    *     guarded endpoints to anyone without being asked to ({@link HttpAccess#of})
    */
   public FloeService(FloeConfig config) {
+    this(config, RefreshHooks.NONE);
+  }
+
+  /**
+   * A service whose refreshes call {@code hooks} at each step: the crash tests halt the process
+   * there. Nothing in the service arms them.
+   */
+  public FloeService(FloeConfig config, RefreshHooks hooks) {
     this.config = config;
     this.httpAccess = config.getBoolean(FloeConfig.HTTP_ENABLED) ? HttpAccess.of(config) : null;
     this.catalogs = config.catalogs();
@@ -73,7 +82,7 @@ public final class FloeService implements AutoCloseable {
         new RefreshExecutor(
             new ViewRefresher(
                 catalogs::catalog,
-                FailPoints.fromEnvironment(),
+                hooks,
                 // A refresh commits only the definition in force (DESIGN §3.6).
                 view ->
                     views

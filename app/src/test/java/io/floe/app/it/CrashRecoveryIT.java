@@ -20,10 +20,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The process stopped abruptly at each step of a refresh: {@code floe run} in a child process halts
- * (no shutdown, no final Kafka commit) after the new files are written, or after the Iceberg commit
- * and before the refresh event. A restarted Floe must lose no change and apply none twice: the view
- * equals the oracle and each refresh is reported exactly once.
+ * The process stopped abruptly at each step of a refresh: Floe in a child process ({@link
+ * FailPoints}, the service with a crash point armed) halts (no shutdown, no final Kafka commit)
+ * after the new files are written, or after the Iceberg commit and before the refresh event. A
+ * restarted Floe must lose no change and apply none twice: the view equals the oracle and each
+ * refresh is reported exactly once.
  */
 class CrashRecoveryIT {
 
@@ -58,7 +59,7 @@ class CrashRecoveryIT {
 
     // The first refresh (a full one) crashes.
     int exit = runUntilHalt(failPoint);
-    assertThat(exit).isEqualTo(86);
+    assertThat(exit).isEqualTo(FailPoints.EXIT_CODE);
     assertCrashedAt(failPoint, view, null);
 
     floe.start("recovered");
@@ -70,7 +71,7 @@ class CrashRecoveryIT {
     floe.announce("lake.market.trades");
     String before = floe.target(view).properties().get(FloeProperties.SOURCE_SNAPSHOT_ID);
     exit = runUntilHalt(failPoint);
-    assertThat(exit).isEqualTo(86);
+    assertThat(exit).isEqualTo(FailPoints.EXIT_CODE);
     assertCrashedAt(failPoint, view, before);
 
     floe.start("recovered");
@@ -98,26 +99,26 @@ class CrashRecoveryIT {
     }
   }
 
-  /** Runs {@code floe run} from the built jar in a child process until the fail point halts it. */
+  /** Runs Floe in a child process, on this test's class path, until the fail point halts it. */
   private int runUntilHalt(String failPoint) throws Exception {
     Path config = floe.configFile("crashing", Map.of());
-    Path jar = Path.of("target", "floe.jar").toAbsolutePath();
-    assertThat(jar).exists();
     Path log = dir.resolve("crashing-" + failPoint + "-" + System.nanoTime() + ".log");
-    ProcessBuilder builder =
+    Process process =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx768m",
                 "-Djava.io.tmpdir=" + dir,
-                "-jar",
-                jar.toString(),
-                "run",
-                "--config",
+                "-cp",
+                // The forked test JVM's own class path may be a manifest-only jar; this is the
+                // list.
+                System.getProperty(
+                    "surefire.test.class.path", System.getProperty("java.class.path")),
+                FailPoints.class.getName(),
+                failPoint + ":bars",
                 config.toString())
             .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
-    builder.environment().put("FLOE_FAILPOINT", failPoint + ":bars");
-    Process process = builder.start();
+            .redirectOutput(log.toFile())
+            .start();
     if (!process.waitFor(120, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       throw new AssertionError(

@@ -1,20 +1,19 @@
-package io.floe.app.service;
+package io.floe.app.it;
 
+import io.floe.app.config.FloeConfig;
+import io.floe.app.service.FloeService;
 import io.floe.topology.refresh.RefreshHooks;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.nio.file.Path;
 
 /**
- * Crash points for fault tests: with {@code FLOE_FAILPOINT=files-written} (or {@code committed}),
- * optionally suffixed {@code :view}, the process halts at that step of the next refresh, as a power
- * cut would: no shutdown hook, no final Kafka commit. Does nothing when the variable is not set.
+ * {@code floe run} with a crash point armed, for {@link CrashRecoveryIT}: {@code FailPoints
+ * files-written|committed[:view] CONFIG} runs the service on the configuration file and halts the
+ * process at that step of the next refresh (of that view), as a power cut would: no shutdown hook,
+ * no final Kafka commit. Test code only: the service has no way to arm it.
  */
 final class FailPoints implements RefreshHooks {
 
-  static final String VARIABLE = "FLOE_FAILPOINT";
   static final int EXIT_CODE = 86;
-
-  private static final Logger LOG = LoggerFactory.getLogger(FailPoints.class);
 
   private final String point;
   private final String view;
@@ -24,14 +23,16 @@ final class FailPoints implements RefreshHooks {
     this.view = view;
   }
 
-  static RefreshHooks fromEnvironment() {
-    String value = System.getenv(VARIABLE);
-    if (value == null || value.isBlank()) {
-      return RefreshHooks.NONE;
-    }
-    String[] parts = value.split(":", 2);
-    LOG.warn("Fail point armed: the process halts at '{}'", value);
+  /** {@code files-written} or {@code committed}, optionally {@code :view}. */
+  static FailPoints parse(String spec) {
+    String[] parts = spec.split(":", 2);
     return new FailPoints(parts[0], parts.length > 1 ? parts[1] : null);
+  }
+
+  public static void main(String[] args) throws Exception {
+    FloeService service = new FloeService(FloeConfig.load(Path.of(args[1])), parse(args[0]));
+    service.start();
+    System.exit(service.awaitTermination());
   }
 
   @Override
