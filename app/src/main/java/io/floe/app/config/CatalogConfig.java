@@ -1,5 +1,6 @@
 package io.floe.app.config;
 
+import io.floe.topology.iceberg.HadoopConfigurations;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewConflicts;
@@ -14,7 +15,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -99,7 +99,8 @@ public final class CatalogConfig implements AutoCloseable {
 
   private static Catalog build(String name, Map<String, String> catalogProperties) {
     try {
-      return CatalogUtil.buildIcebergCatalog(name, catalogProperties, new Configuration());
+      return CatalogUtil.buildIcebergCatalog(
+          name, catalogProperties, HadoopConfigurations.forCatalogs());
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
           "cannot build catalog '" + name + "': " + Secrets.text(e.getMessage()), e);
