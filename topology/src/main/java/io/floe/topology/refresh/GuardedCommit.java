@@ -5,9 +5,12 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.OverwriteFiles;
+import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -16,10 +19,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One atomic, guarded commit of a refresh chunk to a view's target (DESIGN §3.6): the chunk's new
- * data files replace the files it rewrote, the snapshot summary records the refresh, and the table
- * properties move in the same metadata swap, which {@link CommitGuard} makes conditional on the
- * bookmark the chunk started from. A commit whose state is unknown is looked for in the table
- * before anything else.
+ * data files replace the files it rewrote (an overwrite), or, merge-on-read, come with the delete
+ * files that hide the rows they replace (a row delta), the snapshot summary records the refresh,
+ * and the table properties move in the same metadata swap, which {@link CommitGuard} makes
+ * conditional on the bookmark the chunk started from. A commit whose state is unknown is looked for
+ * in the table before anything else.
  */
 final class GuardedCommit {
 
@@ -35,6 +39,7 @@ final class GuardedCommit {
    * @param startingTarget the target snapshot the chunk's files were computed against, or null
    * @param added new data files
    * @param removed data files they replace
+   * @param deletes delete files that remove replaced rows (merge-on-read)
    * @param summary snapshot summary properties
    * @param guard what the target must be like
    * @param updates table properties to set
@@ -45,6 +50,7 @@ final class GuardedCommit {
       Snapshot startingTarget,
       List<DataFile> added,
       List<DataFile> removed,
+      List<DeleteFile> deletes,
       Map<String, String> summary,
       CommitGuard guard,
       Map<String, String> updates,
@@ -67,19 +73,12 @@ final class GuardedCommit {
                 change.removals()),
             target.name());
     for (int attempt = 1; ; attempt++) {
-      OverwriteFiles overwrite = guarded.newOverwrite();
-      change.removed().forEach(overwrite::deleteFile);
-      change.added().forEach(overwrite::addFile);
-      if (change.startingTarget() != null) {
-        overwrite
-            .validateFromSnapshot(change.startingTarget().snapshotId())
-            .validateNoConflictingData()
-            .validateNoConflictingDeletes();
-      }
-      change.summary().forEach(overwrite::set);
-      overwrite.set(FloeProperties.REFRESH_ID, chunkId);
+      SnapshotUpdate<?> update =
+          change.deletes().isEmpty() ? overwrite(guarded, change) : rowDelta(guarded, change);
+      change.summary().forEach(update::set);
+      update.set(FloeProperties.REFRESH_ID, chunkId);
       try {
-        overwrite.commit();
+        update.commit();
         break;
       } catch (CommitStateUnknownException e) {
         // Before anything else, find out whether the commit happened (DESIGN §3.6).
@@ -100,6 +99,36 @@ final class GuardedCommit {
       throw new IllegalStateException("Committed " + chunkId + " but cannot find its snapshot");
     }
     return committed.snapshotId();
+  }
+
+  /** Copy-on-write: the new files replace the rewritten ones. */
+  private static OverwriteFiles overwrite(Table guarded, Change change) {
+    OverwriteFiles overwrite = guarded.newOverwrite();
+    change.removed().forEach(overwrite::deleteFile);
+    change.added().forEach(overwrite::addFile);
+    if (change.startingTarget() != null) {
+      overwrite
+          .validateFromSnapshot(change.startingTarget().snapshotId())
+          .validateNoConflictingData()
+          .validateNoConflictingDeletes();
+    }
+    return overwrite;
+  }
+
+  /** Merge-on-read: new rows and the delete files that hide the rows they replace. */
+  private static RowDelta rowDelta(Table guarded, Change change) {
+    RowDelta delta = guarded.newRowDelta();
+    change.removed().forEach(delta::removeRows);
+    change.added().forEach(delta::addRows);
+    change.deletes().forEach(delta::addDeletes);
+    if (change.startingTarget() != null) {
+      delta
+          .validateFromSnapshot(change.startingTarget().snapshotId())
+          .validateDeletedFiles()
+          .validateNoConflictingDataFiles()
+          .validateNoConflictingDeleteFiles();
+    }
+    return delta;
   }
 
   /** The target snapshot whose summary carries {@code refreshId}, searching back from current. */

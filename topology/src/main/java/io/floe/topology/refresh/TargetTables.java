@@ -4,7 +4,6 @@ import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TargetPartitionField;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
-import io.floe.topology.view.ViewValidator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +31,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Creates a view's target table on first use and makes sure an existing one belongs to the view:
  * format version 2 (3 when the output has a type only v3 holds, such as the {@code timestamp_ns} of
- * {@code min(ts)} over a nanosecond column), sorted by bucket then group keys, partitioned as the
- * view asks, and marked with {@code floe.view}. A table that exists, holds rows and was not created
- * by Floe for this view is refused without being touched.
+ * {@code min(ts)} over a nanosecond column), sorted by bucket then group keys, partitioned as
+ * {@link TargetLayout} says, and marked with {@code floe.view}. A table that exists, holds rows and
+ * was not created by Floe for this view is refused without being touched.
  */
 final class TargetTables {
 
@@ -101,7 +100,7 @@ final class TargetTables {
     properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
     properties.put(FloeProperties.VIEW, view.name());
     properties.put(FloeProperties.SOURCE_TABLE, plan.source().toString());
-    PartitionSpec spec = ViewValidator.partitionSpec(view, schema);
+    PartitionSpec spec = TargetLayout.newSpec(view, plan, schema);
     try {
       Table table =
           catalog
@@ -172,7 +171,7 @@ final class TargetTables {
       Table table, Schema output, ViewPlan plan, ViewDefinition view) {
     if (sameColumns(table.schema(), output)
         && table.sortOrder().sameOrder(sortOrder(table.schema(), plan))
-        && table.spec().compatibleWith(ViewValidator.partitionSpec(view, table.schema()))) {
+        && TargetLayout.evolvedSpec(table, view, plan, output) == null) {
       return false;
     }
     try {
@@ -183,13 +182,12 @@ final class TargetTables {
         order.asc(key, NullOrder.NULLS_FIRST);
       }
       order.commit();
-      PartitionSpec wanted = ViewValidator.partitionSpec(view, table.schema());
-      if (!table.spec().compatibleWith(wanted)) {
+      if (TargetLayout.evolvedSpec(table, view, plan, output) != null) {
         org.apache.iceberg.UpdatePartitionSpec spec = table.updateSpec();
         for (org.apache.iceberg.PartitionField field : table.spec().fields()) {
           spec.removeField(field.name());
         }
-        for (TargetPartitionField field : view.targetPartitioning()) {
+        for (TargetPartitionField field : TargetLayout.partitioning(view, plan)) {
           spec.addField(field.toTerm());
         }
         spec.commit();

@@ -358,6 +358,7 @@ public final class ViewRefresher {
     private int filesAdded;
     private int filesRemoved;
     private int chunksCommitted;
+    private final long startedAt = System.currentTimeMillis();
 
     Run(
         RefreshRequest request,
@@ -487,6 +488,16 @@ public final class ViewRefresher {
         summary.put(FloeProperties.ROWS_REPLACED, Long.toString(written.rowsReplaced()));
         if (last) {
           summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
+          summary.putAll(
+              EngineMetadata.complete(
+                  view.target(),
+                  view.source(),
+                  source.uuid().toString(),
+                  snapshot.snapshotId(),
+                  view.revision(),
+                  startedAt));
+        } else {
+          summary.putAll(EngineMetadata.halfApplied());
         }
         long committed =
             GuardedCommit.commit(
@@ -496,6 +507,7 @@ public final class ViewRefresher {
                     written.startingTarget(),
                     written.added(),
                     written.removed(),
+                    written.deletes(),
                     summary,
                     new CommitGuard(expected, view.name(), view.revision()),
                     updates,

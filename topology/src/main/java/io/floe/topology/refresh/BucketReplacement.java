@@ -1,0 +1,486 @@
+package io.floe.topology.refresh;
+
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.view.ViewPlan;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.DeleteFilter;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PartitionUtil;
+
+/**
+ * Replaces the target rows of one chunk's buckets with the recomputed rows (DESIGN §3.1, §5), in
+ * the target's write mode, and lays the new files out as {@link TargetLayout} says. Nothing is
+ * committed here.
+ *
+ * <ul>
+ *   <li>A target data file whose bucket bounds lie wholly inside the chunk's buckets is removed
+ *       without being read: it holds nothing to keep.
+ *   <li>Copy-on-write (the default): every other file overlapping the chunk is rewritten without
+ *       the replaced rows; the rows it keeps go to files of their own, apart from the recomputed
+ *       ones.
+ *   <li>Merge-on-read ({@link WriteMode#MERGE_ON_READ}): files are not rewritten; an equality
+ *       delete file per partition removes every older row of the chunk's buckets that the
+ *       overlapping files may hold (equality on the bucket column, values enumerated from the
+ *       file's bounds, so nothing is read). On the delta path, where only some groups of a bucket
+ *       are replaced, the target rows are read anyway (their values are merged) and the absorbed
+ *       groups are deleted by equality on the bucket column and the group keys. Equality deletes
+ *       never apply to the data files of their own commit, so the new rows stay.
+ *   <li>The recomputed rows are sorted by bucket and keys (the target's sort order) and written in
+ *       files per contiguous dirty range, so that the next refresh of those buckets meets only
+ *       them.
+ * </ul>
+ */
+final class BucketReplacement {
+
+  /**
+   * The most bucket values one equality delete enumerates for one file; past it, the file is
+   * rewritten instead (a chunk boundary inside a file spanning years of minutes).
+   */
+  static final int MAX_DELETED_BUCKETS_PER_FILE = 100_000;
+
+  /** Recomputed rows go to at most this many groups of files, per partition. */
+  static final int MAX_RANGE_GROUPS = 16;
+
+  /**
+   * What replacing a chunk's rows wrote.
+   *
+   * @param added new data files: recomputed rows and rows kept from rewritten files
+   * @param removed data files removed, rewritten or wholly replaced
+   * @param deletes new delete files (merge-on-read)
+   * @param rowsWritten recomputed rows written
+   * @param rowsReplaced target rows known to be replaced (rows hidden by a bucket equality delete
+   *     are not counted: counting them would mean reading the files merge-on-read spares)
+   */
+  record Result(
+      List<DataFile> added,
+      List<DataFile> removed,
+      List<DeleteFile> deletes,
+      long rowsWritten,
+      long rowsReplaced) {}
+
+  private final Table target;
+  private final ViewPlan plan;
+  private final String operationId;
+  private final WriteMode mode;
+  private final BucketColumnType bucketType;
+  private final Bucketing bucketing;
+  private final Schema schema;
+  private final Types.NestedField bucketField;
+  private final int bucketColumn;
+
+  BucketReplacement(Table target, ViewPlan plan, String operationId) {
+    this.target = target;
+    this.plan = plan;
+    this.operationId = operationId;
+    this.mode = WriteMode.of(target);
+    this.bucketType = plan.bucketing().columnType();
+    this.bucketing = plan.bucketing();
+    this.schema = target.schema();
+    this.bucketField = schema.findField(plan.bucketOutput());
+    this.bucketColumn = schema.columns().indexOf(bucketField);
+  }
+
+  WriteMode mode() {
+    return mode;
+  }
+
+  /**
+   * Replaces the target rows of the chunk's buckets.
+   *
+   * @param rows the recomputed output rows of the chunk, bucket values as the target stores them;
+   *     on the delta path the rows over the appended source rows only
+   * @param delta the delta merger on the delta path, or null
+   * @param targetExists whether the target has a snapshot (otherwise there is nothing to replace)
+   */
+  Result replace(
+      ChunkPlan.Chunk chunk, List<Object[]> rows, DeltaMerger delta, boolean targetExists) {
+    BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
+    List<DataFile> removed = new ArrayList<>();
+    List<DeleteFile> deletes = new ArrayList<>();
+    List<DataFile> added = new ArrayList<>();
+    long replaced = 0;
+    TargetWriter kept = new TargetWriter(target, plan.outputSchema(), operationId + "-kept");
+    try {
+      if (targetExists) {
+        Map<String, DeleteGroup> groups = new LinkedHashMap<>();
+        for (FileScanTask task : overlapping(chunk, targetRanges)) {
+          DataFile file = task.file();
+          if (delta == null && isWhollyDirty(file, chunk, targetRanges)) {
+            removed.add(file);
+            replaced += file.recordCount();
+            continue;
+          }
+          if (mode == WriteMode.MERGE_ON_READ) {
+            DeleteGroup group =
+                groups.computeIfAbsent(
+                    task.spec().specId() + "/" + task.spec().partitionToPath(file.partition()),
+                    k -> new DeleteGroup(task.spec(), file.partition()));
+            if (delta != null) {
+              replaced += absorbInto(task, chunk, targetRanges, delta, group);
+              continue;
+            }
+            Set<Object> values = bucketValues(file, chunk, targetRanges);
+            if (values != null) {
+              group.buckets.addAll(values);
+              continue;
+            }
+          }
+          replaced += rewrite(task, chunk, targetRanges, delta, kept);
+          removed.add(file);
+        }
+        for (DeleteGroup group : groups.values()) {
+          deletes.addAll(group.write(delta != null));
+        }
+      }
+      List<Object[]> toWrite = delta == null ? rows : delta.rows();
+      added.addAll(writeRecomputed(toWrite, targetRanges));
+      added.addAll(kept.complete());
+      return new Result(added, removed, deletes, toWrite.size(), replaced);
+    } catch (RuntimeException e) {
+      kept.close();
+      throw e;
+    }
+  }
+
+  /** The live data files whose bounds overlap the chunk, by their lower bucket bound. */
+  private List<FileScanTask> overlapping(ChunkPlan.Chunk chunk, BucketRangeSet targetRanges) {
+    Expression filter =
+        BucketFilters.of(
+            plan.bucketOutput(), bucketType.targetType(), targetRanges, chunk.nullBucket());
+    Map<String, FileScanTask> files = new LinkedHashMap<>();
+    try (CloseableIterable<FileScanTask> tasks = target.newScan().filter(filter).planFiles()) {
+      for (FileScanTask task : tasks) {
+        files.putIfAbsent(task.file().location(), task);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    List<FileScanTask> ordered = new ArrayList<>(files.values());
+    ordered.sort(
+        Comparator.comparingLong(
+            (FileScanTask task) -> {
+              Long lower = bound(task.file().lowerBounds());
+              return lower == null ? Long.MIN_VALUE : lower;
+            }));
+    return ordered;
+  }
+
+  /**
+   * Whether every row the file can hold is in the chunk's buckets, by its statistics: its bucket
+   * bounds in one dirty range, and nulls only if the null bucket is dirty.
+   */
+  private boolean isWhollyDirty(DataFile file, ChunkPlan.Chunk chunk, BucketRangeSet targetRanges) {
+    Long nulls =
+        file.nullValueCounts() == null ? null : file.nullValueCounts().get(bucketField.fieldId());
+    if (nulls == null || (nulls > 0 && !chunk.nullBucket())) {
+      return false;
+    }
+    Long lower = bound(file.lowerBounds());
+    Long upper = bound(file.upperBounds());
+    if (lower == null || upper == null) {
+      return nulls == file.recordCount() && chunk.nullBucket();
+    }
+    for (BucketRange range : targetRanges.ranges()) {
+      if (range.start() <= lower && upper < range.end()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The bucket values (as the target stores them; null for the null bucket) of the chunk that the
+   * file's bounds admit, or null when there are too many to enumerate or no bounds.
+   */
+  private Set<Object> bucketValues(
+      DataFile file, ChunkPlan.Chunk chunk, BucketRangeSet targetRanges) {
+    Set<Object> values = new LinkedHashSet<>();
+    Long nulls =
+        file.nullValueCounts() == null ? null : file.nullValueCounts().get(bucketField.fieldId());
+    if (chunk.nullBucket() && (nulls == null || nulls > 0)) {
+      values.add(null);
+    }
+    Long lower = bound(file.lowerBounds());
+    Long upper = bound(file.upperBounds());
+    if (lower == null || upper == null) {
+      return nulls != null && nulls == file.recordCount() ? values : null;
+    }
+    // Buckets are enumerated in the bucketing's own unit (nanoseconds for a _ns source).
+    long from = bucketing.floor(bucketType.fromTargetValue(lower));
+    long to = bucketType.fromTargetValue(upper);
+    for (BucketRange range :
+        chunk.ranges().intersect(new BucketRange(from, saturatedNext(to))).ranges()) {
+      long start = Math.max(range.start(), from);
+      for (long b = bucketing.floor(start); b < range.end() && b <= to; ) {
+        values.add(targetValue(bucketing.toTargetValue(b)));
+        if (values.size() > MAX_DELETED_BUCKETS_PER_FILE) {
+          return null;
+        }
+        long next = bucketing.next(b);
+        if (next <= b) {
+          break;
+        }
+        b = next;
+      }
+    }
+    return values;
+  }
+
+  private static long saturatedNext(long value) {
+    return value == Long.MAX_VALUE ? Long.MAX_VALUE : value + 1;
+  }
+
+  /** A bucket value as a generic record of the target holds it. */
+  private Object targetValue(long stored) {
+    return IcebergValues.toIceberg(bucketField.type(), stored);
+  }
+
+  /**
+   * Delta path, merge-on-read: offers the file's rows of the chunk's buckets to the delta; the
+   * absorbed ones are deleted by group. Returns the rows absorbed.
+   */
+  private long absorbInto(
+      FileScanTask task,
+      ChunkPlan.Chunk chunk,
+      BucketRangeSet targetRanges,
+      DeltaMerger delta,
+      DeleteGroup group) {
+    long absorbed = 0;
+    try (CloseableIterable<Record> records = readWholeFile(task)) {
+      for (Record record : records) {
+        if (isDirty(record, chunk, targetRanges) && delta.absorb(record)) {
+          group.rows.add(record.copy());
+          absorbed++;
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return absorbed;
+  }
+
+  /**
+   * Copy-on-write: writes the rows of the file that the refresh keeps: every row outside the
+   * chunk's buckets, and on the delta path those the delta did not absorb. Returns the rows
+   * replaced.
+   */
+  private long rewrite(
+      FileScanTask task,
+      ChunkPlan.Chunk chunk,
+      BucketRangeSet targetRanges,
+      DeltaMerger delta,
+      TargetWriter kept) {
+    long replaced = 0;
+    try (CloseableIterable<Record> records = readWholeFile(task)) {
+      for (Record record : records) {
+        if (isDirty(record, chunk, targetRanges) && (delta == null || delta.absorb(record))) {
+          replaced++;
+        } else {
+          kept.write(record);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return replaced;
+  }
+
+  private boolean isDirty(Record record, ChunkPlan.Chunk chunk, BucketRangeSet targetRanges) {
+    Object value = record.get(bucketColumn);
+    Object stored = value == null ? null : IcebergValues.toNative(bucketField.type(), value);
+    return stored == null
+        ? chunk.nullBucket()
+        : targetRanges.contains(((Number) stored).longValue());
+  }
+
+  /**
+   * Writes the recomputed rows sorted by bucket then keys, a group of files per run of adjacent
+   * dirty ranges (at most {@link #MAX_RANGE_GROUPS}), the null bucket apart.
+   */
+  private List<DataFile> writeRecomputed(List<Object[]> rows, BucketRangeSet targetRanges) {
+    List<String> outputs =
+        plan.outputSchema().columns().stream().map(Types.NestedField::name).toList();
+    int bucket = outputs.indexOf(plan.bucketOutput());
+    int[] keys = plan.groupKeys().stream().mapToInt(outputs::indexOf).toArray();
+    Comparator<Object[]> order = Comparator.comparing(r -> (Comparable) r[bucket], NULLS_FIRST);
+    for (int key : keys) {
+      order = order.thenComparing(r -> (Comparable) r[key], NULLS_FIRST);
+    }
+    List<Object[]> sorted = new ArrayList<>(rows);
+    sorted.sort(order);
+    List<BucketRange> ranges = targetRanges.ranges();
+    List<DataFile> files = new ArrayList<>();
+    TargetWriter writer = null;
+    int current = Integer.MIN_VALUE;
+    try {
+      for (Object[] row : sorted) {
+        int group = group(row[bucket], ranges);
+        if (writer == null || group != current) {
+          if (writer != null) {
+            files.addAll(writer.complete());
+          }
+          writer = new TargetWriter(target, plan.outputSchema(), operationId + "-g" + group);
+          current = group;
+        }
+        writer.writeOutputRow(row);
+      }
+      if (writer != null) {
+        files.addAll(writer.complete());
+      }
+      return files;
+    } catch (RuntimeException e) {
+      if (writer != null) {
+        writer.close();
+      }
+      throw e;
+    }
+  }
+
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  private static final Comparator<Comparable> NULLS_FIRST =
+      Comparator.nullsFirst(Comparator.naturalOrder());
+
+  /** The file group of a bucket value: its dirty range, runs of ranges past the limit. */
+  private static int group(Object value, List<BucketRange> ranges) {
+    if (value == null || ranges.isEmpty()) {
+      return -1;
+    }
+    long v = ((Number) value).longValue();
+    int low = 0;
+    int high = ranges.size() - 1;
+    while (low < high) {
+      int mid = (low + high + 1) >>> 1;
+      if (ranges.get(mid).start() <= v) {
+        low = mid;
+      } else {
+        high = mid - 1;
+      }
+    }
+    return ranges.size() <= MAX_RANGE_GROUPS
+        ? low
+        : (int) ((long) low * MAX_RANGE_GROUPS / ranges.size());
+  }
+
+  /** The file's bound of the bucket column, as the target stores it, or null. */
+  private Long bound(Map<Integer, ByteBuffer> bounds) {
+    ByteBuffer buffer = bounds == null ? null : bounds.get(bucketField.fieldId());
+    if (buffer == null) {
+      return null;
+    }
+    Object value = Conversions.fromByteBuffer(bucketField.type(), buffer);
+    return ((Number) value).longValue();
+  }
+
+  private BucketRangeSet toTargetRanges(BucketRangeSet ranges) {
+    List<BucketRange> converted = new ArrayList<>();
+    for (BucketRange range : ranges.ranges()) {
+      converted.add(bucketType.toTargetRange(range));
+    }
+    return BucketRangeSet.of(converted);
+  }
+
+  private CloseableIterable<Record> readWholeFile(FileScanTask task) {
+    DeleteFilter<Record> deletes = new GenericDeleteFilter(target.io(), task, schema, schema);
+    CloseableIterable<Record> records =
+        FormatModelRegistry.<Record, Object>readBuilder(
+                task.file().format(), Record.class, target.io().newInputFile(task.file()))
+            .project(deletes.requiredSchema())
+            .idToConstant(
+                PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant))
+            .build();
+    return deletes.filter(records);
+  }
+
+  /** The equality deletes of one partition of one spec. */
+  private final class DeleteGroup {
+    private final PartitionSpec spec;
+    private final StructLike partition;
+    private final Set<Object> buckets = new LinkedHashSet<>();
+    private final List<Record> rows = new ArrayList<>();
+
+    DeleteGroup(PartitionSpec spec, StructLike partition) {
+      this.spec = spec;
+      this.partition = partition;
+    }
+
+    /** Writes the group's delete file, if it deletes anything. */
+    List<DeleteFile> write(boolean byGroup) {
+      if (buckets.isEmpty() && rows.isEmpty()) {
+        return List.of();
+      }
+      List<String> columns = new ArrayList<>();
+      columns.add(plan.bucketOutput());
+      if (byGroup) {
+        columns.addAll(plan.groupKeys());
+      }
+      Schema deleteSchema = schema.select(columns);
+      int[] ids = deleteSchema.columns().stream().mapToInt(Types.NestedField::fieldId).toArray();
+      GenericFileWriterFactory factory =
+          new GenericFileWriterFactory.Builder(target)
+              .dataFileFormat(FileFormat.PARQUET)
+              .deleteFileFormat(FileFormat.PARQUET)
+              .equalityFieldIds(ids)
+              .equalityDeleteRowSchema(deleteSchema)
+              .build();
+      OutputFileFactory names =
+          OutputFileFactory.builderFor(target, 0, 0)
+              .format(FileFormat.PARQUET)
+              .operationId(operationId + "-eq-" + UUID.randomUUID())
+              .build();
+      EqualityDeleteWriter<Record> writer =
+          factory.newEqualityDeleteWriter(names.newOutputFile(spec, partition), spec, partition);
+      try (writer) {
+        if (byGroup) {
+          for (Record row : rows) {
+            GenericRecord delete = GenericRecord.create(deleteSchema);
+            for (String column : columns) {
+              delete.setField(column, row.getField(column));
+            }
+            writer.write(delete);
+          }
+        } else {
+          for (Object value : buckets) {
+            GenericRecord delete = GenericRecord.create(deleteSchema);
+            delete.setField(plan.bucketOutput(), value);
+            writer.write(delete);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot write the equality deletes of a refresh", e);
+      }
+      return List.of(writer.toDeleteFile());
+    }
+  }
+}
