@@ -180,7 +180,8 @@ final class BucketReplacement {
         BucketFilters.of(
             plan.bucketOutput(), bucketType.targetType(), targetRanges, chunk.nullBucket());
     Map<String, FileScanTask> files = new LinkedHashMap<>();
-    try (CloseableIterable<FileScanTask> tasks = target.newScan().filter(filter).planFiles()) {
+    try (CloseableIterable<FileScanTask> tasks =
+        target.newScan().filter(filter).includeColumnStats().planFiles()) {
       for (FileScanTask task : tasks) {
         files.putIfAbsent(task.file().location(), task);
       }
@@ -412,6 +413,12 @@ final class BucketReplacement {
   }
 
   private CloseableIterable<Record> readWholeFile(FileScanTask task) {
+    return readLive(target, task);
+  }
+
+  /** The live rows of a target data file, its delete files applied. */
+  static CloseableIterable<Record> readLive(Table target, FileScanTask task) {
+    Schema schema = target.schema();
     DeleteFilter<Record> deletes = new GenericDeleteFilter(target.io(), task, schema, schema);
     CloseableIterable<Record> records =
         FormatModelRegistry.<Record, Object>readBuilder(

@@ -13,4 +13,7 @@ public interface RefreshHooks {
 
   /** A chunk is committed to the target; its refresh event is not published yet. */
   default void committed(String view, String chunkId) {}
+
+  /** A compaction of the target is committed, after refresh {@code refreshId}; nothing follows. */
+  default void compacted(String view, String refreshId) {}
 }

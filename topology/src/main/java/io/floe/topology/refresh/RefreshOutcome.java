@@ -28,7 +28,10 @@ import io.floe.topology.bucket.DirtyBuckets;
  * @param chunks chunks committed by this call
  * @param sourceTableUuid the source table's UUID
  * @param targetTableUuid the target table's UUID
- * @param targetMetadataLocation the target's metadata file after the refresh, for commit notices
+ * @param targetMetadataLocation the target's metadata file after the refresh (and its compaction),
+ *     for commit notices
+ * @param compaction what the compaction that ran after the refresh, in its slot, did; null when
+ *     none ran
  */
 public record RefreshOutcome(
     Status status,
@@ -51,7 +54,59 @@ public record RefreshOutcome(
     int chunks,
     String sourceTableUuid,
     String targetTableUuid,
-    String targetMetadataLocation) {
+    String targetMetadataLocation,
+    Compaction compaction) {
+
+  /**
+   * What a compaction of the target did ({@link TargetCompaction}).
+   *
+   * @param targetSnapshotId the {@code replace} snapshot it committed
+   * @param partitions partitions rewritten
+   * @param dataFilesRewritten data files removed
+   * @param deleteFilesRemoved delete files removed
+   * @param filesAdded data files written
+   * @param bytesRewritten bytes of the data files removed
+   * @param bytesWritten bytes of the data files written
+   * @param rowsWritten rows written
+   * @param durationMs how long it took
+   */
+  public record Compaction(
+      long targetSnapshotId,
+      int partitions,
+      int dataFilesRewritten,
+      int deleteFilesRemoved,
+      int filesAdded,
+      long bytesRewritten,
+      long bytesWritten,
+      long rowsWritten,
+      long durationMs) {}
+
+  /** This outcome, with the compaction that ran after it and the metadata file it left. */
+  public RefreshOutcome withCompaction(Compaction done, String metadataLocation) {
+    return new RefreshOutcome(
+        status,
+        mode,
+        reason,
+        recomputed,
+        bucketType,
+        refreshId,
+        sourceSnapshotId,
+        sourceSequenceNumber,
+        targetSnapshotId,
+        sourceCommitMillis,
+        targetCommitMillis,
+        rowsRead,
+        bytesRead,
+        rowsWritten,
+        rowsRemoved,
+        filesAdded,
+        filesRemoved,
+        chunks,
+        sourceTableUuid,
+        targetTableUuid,
+        metadataLocation,
+        done);
+  }
 
   /** How a refresh ended. */
   public enum Status {

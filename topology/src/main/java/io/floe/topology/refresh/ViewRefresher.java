@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.refresh.eval.CompiledQuery;
@@ -165,7 +166,8 @@ public final class ViewRefresher {
           RefreshPlanner.plan(
               request, source, pinned, bookmark, buckets, evaluator.decomposition().isPresent());
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
-        return outcomes.alreadyApplied();
+        // The run that committed it may have stopped before its compaction.
+        return maintain(target, view, outcomes.alreadyApplied(), null);
       }
       if (plan instanceof RefreshPlanner.TargetAhead ahead) {
         return outcomes.skipped(RefreshOutcome.Status.TARGET_AHEAD, ahead.reason());
@@ -185,8 +187,13 @@ public final class ViewRefresher {
               scanThreads);
       try {
         RefreshOutcome outcome = run.run(recompute, bookmark);
-        TargetMaintenance.afterRefresh(target, System.currentTimeMillis());
-        return outcome;
+        return maintain(
+            target,
+            view,
+            outcome,
+            recompute.mode() == RefreshOutcome.Mode.FULL
+                ? null
+                : run.hotBuckets(recompute.dirty()));
       } catch (CommitGuard.SupersededException e) {
         return outcomes.skipped(RefreshOutcome.Status.TARGET_AHEAD, e.getMessage());
       } catch (CommitGuard.BookmarkMovedException e) {
@@ -197,6 +204,22 @@ public final class ViewRefresher {
             "Refresh {} of view {}: {}; planning again", request.id(), view.name(), e.getMessage());
       }
     }
+  }
+
+  /**
+   * The target's upkeep after a committed refresh, in the view's slot: compaction, then snapshot
+   * expiry. Neither fails the refresh.
+   *
+   * @param hot the buckets just recomputed, as the target stores them, or null
+   */
+  private RefreshOutcome maintain(
+      Table target, CompiledView view, RefreshOutcome outcome, BucketRangeSet hot) {
+    RefreshOutcome.Compaction compaction =
+        TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks);
+    TargetMaintenance.afterRefresh(target, System.currentTimeMillis());
+    return compaction == null
+        ? outcome
+        : outcome.withCompaction(compaction, metadataLocation(target));
   }
 
   private Table load(CompiledView view, TableName name) {
@@ -254,7 +277,8 @@ public final class ViewRefresher {
           0,
           source.uuid().toString(),
           target == null ? null : target.uuid().toString(),
-          target == null ? null : metadataLocation(target));
+          target == null ? null : metadataLocation(target),
+          null);
     }
 
     /**
@@ -316,7 +340,8 @@ public final class ViewRefresher {
           0,
           source.uuid().toString(),
           target.uuid().toString(),
-          metadataLocation(target));
+          metadataLocation(target),
+          null);
     }
 
     private static ChunkId chunkOf(Snapshot snapshot) {
@@ -563,7 +588,25 @@ public final class ViewRefresher {
           chunksCommitted,
           source.uuid().toString(),
           target.uuid().toString(),
-          metadataLocation(target));
+          metadataLocation(target),
+          null);
+    }
+
+    /** The recomputed buckets as the target stores them. */
+    BucketRangeSet hotBuckets(DirtyBuckets dirty) {
+      List<io.floe.topology.bucket.BucketRange> ranges = new java.util.ArrayList<>();
+      for (io.floe.topology.bucket.BucketRange range : dirty.ranges().ranges()) {
+        long start =
+            range.start() == Long.MIN_VALUE
+                ? range.start()
+                : bucketType.toTargetValue(range.start());
+        long end =
+            range.end() == Long.MAX_VALUE ? range.end() : bucketType.toTargetValue(range.end());
+        if (start < end) {
+          ranges.add(new io.floe.topology.bucket.BucketRange(start, end));
+        }
+      }
+      return BucketRangeSet.of(ranges);
     }
   }
 }
