@@ -31,6 +31,9 @@ public interface FloeMetrics {
   /** A refresh of {@code view} committed (or found nothing to do). */
   default void refreshed(String view, RefreshOutcome outcome, long durationMs, Long lagMs) {}
 
+  /** A compaction of {@code view}'s target ran in its refresh slot. */
+  default void compacted(String view, RefreshOutcome.Compaction compaction) {}
+
   /** A refresh of {@code view} failed. */
   default void refreshFailed(String view, String error) {}
 

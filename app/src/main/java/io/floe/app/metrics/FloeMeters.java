@@ -130,6 +130,29 @@ public final class FloeMeters implements FloeMetrics {
   }
 
   @Override
+  public void compacted(String view, RefreshOutcome.Compaction compaction) {
+    Tags tags = Tags.of("view", view);
+    Counter.builder("floe.compactions")
+        .description("Compactions of the view's target, run in its refresh slot")
+        .tags(tags)
+        .register(registry)
+        .increment();
+    registry
+        .counter("floe.compaction.files.rewritten", tags.and("kind", "data"))
+        .increment(compaction.dataFilesRewritten());
+    registry
+        .counter("floe.compaction.files.rewritten", tags.and("kind", "delete"))
+        .increment(compaction.deleteFilesRemoved());
+    registry.counter("floe.compaction.bytes.written", tags).increment(compaction.bytesWritten());
+    Timer.builder("floe.compaction.duration")
+        .description("Time a compaction of the target took")
+        .tags(tags)
+        .serviceLevelObjectives(SLOS)
+        .register(registry)
+        .record(Duration.ofMillis(compaction.durationMs()));
+  }
+
+  @Override
   public void refreshFailed(String view, String error) {
     registry.counter("floe.refresh.errors", "view", view).increment();
   }

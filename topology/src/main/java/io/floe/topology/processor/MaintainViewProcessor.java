@@ -5,6 +5,7 @@ import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
+import io.floe.schemas.TargetCompaction;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.ingest.CommitNotice;
@@ -506,6 +507,9 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
                 null),
         reached,
         now);
+    if (outcome.compaction() != null) {
+      metrics.compacted(view, outcome.compaction());
+    }
     if (reported) {
       LOG.debug(
           "Refresh {} of view {} had nothing new to do: {} {}",
@@ -524,7 +528,9 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       TableCommitted notice =
           CommitNotice.of(
               target,
-              outcome.targetSnapshotId(),
+              outcome.compaction() != null
+                  ? outcome.compaction().targetSnapshotId()
+                  : outcome.targetSnapshotId(),
               outcome.targetMetadataLocation(),
               Instant.ofEpochMilli(now),
               "floe");
@@ -639,7 +645,23 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         .setFinishTime(Instant.ofEpochMilli(now))
         .setLagMs(lag)
         .setError(error)
+        .setCompaction(outcome == null ? null : compaction(outcome.compaction()))
         .build();
+  }
+
+  private static TargetCompaction compaction(RefreshOutcome.Compaction done) {
+    return done == null
+        ? null
+        : TargetCompaction.newBuilder()
+            .setTargetSnapshotId(done.targetSnapshotId())
+            .setPartitions(done.partitions())
+            .setDataFilesRewritten(done.dataFilesRewritten())
+            .setDeleteFilesRemoved(done.deleteFilesRemoved())
+            .setFilesAdded(done.filesAdded())
+            .setBytesRewritten(done.bytesRewritten())
+            .setBytesWritten(done.bytesWritten())
+            .setDurationMs(done.durationMs())
+            .build();
   }
 
   private static Instant micros(long epochMicros) {
