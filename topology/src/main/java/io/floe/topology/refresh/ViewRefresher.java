@@ -596,15 +596,7 @@ public final class ViewRefresher {
     BucketRangeSet hotBuckets(DirtyBuckets dirty) {
       List<io.floe.topology.bucket.BucketRange> ranges = new java.util.ArrayList<>();
       for (io.floe.topology.bucket.BucketRange range : dirty.ranges().ranges()) {
-        long start =
-            range.start() == Long.MIN_VALUE
-                ? range.start()
-                : bucketType.toTargetValue(range.start());
-        long end =
-            range.end() == Long.MAX_VALUE ? range.end() : bucketType.toTargetValue(range.end());
-        if (start < end) {
-          ranges.add(new io.floe.topology.bucket.BucketRange(start, end));
-        }
+        ranges.add(bucketType.toTargetRange(range));
       }
       return BucketRangeSet.of(ranges);
     }
