@@ -51,7 +51,8 @@ final class BenchCommand implements Callable<Integer> {
       split = ",",
       paramLabel = "NAME",
       description =
-          "Run only these scenarios: late-data, refresh-cost, backfill, freshness, many-views"
+          "Run only these scenarios: late-data, refresh-cost, backfill, freshness, many-views,"
+              + " target-write"
               + " (default: all).")
   List<String> scenarios;
 

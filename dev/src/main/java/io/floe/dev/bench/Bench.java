@@ -26,7 +26,8 @@ public final class Bench {
           RefreshCostScenario.NAME,
           BackfillScenario.NAME,
           FreshnessScenario.NAME,
-          ManyViewsScenario.NAME);
+          ManyViewsScenario.NAME,
+          TargetWriteScenario.NAME);
 
   /** What the user asked for. */
   public record Options(
@@ -65,6 +66,7 @@ public final class Bench {
               case RefreshCostScenario.NAME -> RefreshCostScenario.run(ctx);
               case BackfillScenario.NAME -> BackfillScenario.run(ctx);
               case FreshnessScenario.NAME -> FreshnessScenario.run(ctx, options.commitInterval());
+              case TargetWriteScenario.NAME -> TargetWriteScenario.run(ctx);
               case ManyViewsScenario.NAME ->
                   ManyViewsScenario.run(ctx, options.tables(), options.viewsPerTable());
               default -> throw new IllegalArgumentException(scenario);

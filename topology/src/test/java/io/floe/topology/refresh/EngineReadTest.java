@@ -1,0 +1,285 @@
+package io.floe.topology.refresh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.detect.BucketedView;
+import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.testing.oracle.Oracle;
+import io.floe.testing.IcebergFixture;
+import io.floe.testing.oracle.OracleAssertions;
+import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewDefinition;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Another engine reads Floe's targets as the oracle does (issue 14): Spark SQL with Iceberg's Spark
+ * runtime, in a JVM of its own (it brings its own Iceberg, Jackson and Hadoop), over the same JDBC
+ * catalog, for a merge-on-read target with live equality deletes on the bucket column, a delta-path
+ * target with equality deletes on the group keys, and a compacted copy-on-write target. The reader
+ * is the {@code engines/spark} module; the test is skipped when that module has not been built
+ * (a build of this module alone).
+ */
+class EngineReadTest {
+
+  private static final Path SPARK = Path.of("../engines/spark/target");
+  private static final String OHLCV_1M =
+      """
+      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
+             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
+             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
+      FROM lake.market.trades
+      GROUP BY symbol, date_trunc('minute', ts)
+      """;
+  private static final String VOLUME =
+      """
+      SELECT symbol, side, date_trunc('hour', ts) AS hour_ts, sum(quantity) AS volume,
+             count(*) AS trades, min(price) AS low, max(price) AS high
+      FROM lake.market.trades
+      GROUP BY 1, 2, 3
+      """;
+
+  @TempDir Path dir;
+  private IcebergFixture lake;
+  private Table trades;
+  private final Map<String, Long> watermarks = new HashMap<>();
+  private final Random random = new Random(11);
+
+  @BeforeEach
+  void setUp() {
+    assumeTrue(
+        Files.exists(SPARK.resolve("classpath.txt")),
+        "engines/spark is not built: run the reactor build");
+    lake = IcebergFixture.create(dir);
+    trades = lake.createTrades("market", "trades");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (lake != null) {
+      lake.close();
+    }
+  }
+
+  @Test
+  void shouldBeReadBySparkAsTheOracleReadsIt() throws Exception {
+    // Given targets in both write modes, with live delete files and a compaction
+    ViewDefinition merged = view("ohlcv_mor", OHLCV_1M);
+    ViewDefinition delta = view("volume_mor", VOLUME);
+    ViewDefinition copied = view("ohlcv_cow", OHLCV_1M);
+    ViewRefresher refresher = new ViewRefresher(name -> lake.catalog());
+    lake.append(trades, randomTrades(300, "2026-04-07", 8, 18));
+    for (ViewDefinition view : List.of(merged, delta, copied)) {
+      maintain(refresher, view);
+    }
+    for (ViewDefinition view : List.of(merged, delta)) {
+      target(view)
+          .updateProperties()
+          .set("write.merge.mode", "merge-on-read")
+          .set(TargetCompaction.MAX_DELETE_FILES, "100")
+          .set(TargetCompaction.MIN_INPUT_FILES, "100")
+          .commit();
+    }
+    target(copied).updateProperties().set(TargetCompaction.MIN_INPUT_FILES, "2").commit();
+
+    // When the source changes, deletes and late rows included, and each view refreshes
+    lake.deleteByEquality(trades, List.of(3L, 30L, 60L));
+    for (ViewDefinition view : List.of(merged, delta, copied)) {
+      maintain(refresher, view);
+    }
+    for (int round = 0; round < 4; round++) {
+      lake.append(trades, randomTrades(6, "2026-04-07", 9 + 2 * round, 10 + 2 * round));
+      lake.append(trades, List.of(lake.trade("NULLSIDE", "2026-04-07T09:00:00Z", 1.0, 1L, null)));
+      for (ViewDefinition view : List.of(merged, delta, copied)) {
+        maintain(refresher, view);
+      }
+    }
+    assertThat(deleteFiles(target(merged))).isPositive();
+    assertThat(deleteFiles(target(delta))).isPositive();
+    assertThat(target(copied).snapshots())
+        .anyMatch(s -> org.apache.iceberg.DataOperations.REPLACE.equals(s.operation()));
+
+    // Then Spark reads each target exactly as the oracle does
+    List<ViewDefinition> views = List.of(merged, delta, copied);
+    Map<String, List<String>> bySpark = readBySpark(views.stream().map(this::target).toList());
+    for (ViewDefinition view : views) {
+      Table target = target(view);
+      OracleAssertions.assertMatches(
+          target, trades, trades.currentSnapshot().snapshotId(), view.query());
+      assertThat(bySpark.get(target.name())).as(view.name()).isEqualTo(readByOracle(target));
+    }
+  }
+
+  private static ViewDefinition view(String name, String query) {
+    return ViewDefinition.of(name, query, TableName.parse("lake.analytics." + name));
+  }
+
+  private Table target(ViewDefinition view) {
+    return lake.catalog().loadTable(view.target().identifier());
+  }
+
+  private void maintain(ViewRefresher refresher, ViewDefinition view) throws InvalidViewException {
+    trades.refresh();
+    Snapshot current = trades.currentSnapshot();
+    Long watermark = watermarks.get(view.name());
+    DirtyBuckets dirty = DirtyBuckets.none();
+    if (watermark != null) {
+      for (long id : SnapshotUtil.snapshotIdsBetween(trades, watermark, current.snapshotId())) {
+        dirty =
+            dirty.union(
+                DirtyBucketDetector.detect(
+                        trades, id, List.of(BucketedView.of(CompiledView.compile(view, 0))))
+                    .get(view.name()));
+      }
+    }
+    refresher.refresh(
+        ViewRefresherTest.request(view, current.snapshotId(), watermark, dirty),
+        ViewRefresher.ProgressListener.NONE);
+    watermarks.put(view.name(), current.snapshotId());
+  }
+
+  private List<Record> randomTrades(int n, String day, int hourFrom, int hourTo) {
+    List<Record> rows = new ArrayList<>();
+    String[] symbols = {"AAPL", "MSFT", "IBM", "ORCL"};
+    for (int i = 0; i < n; i++) {
+      int hour = hourFrom + random.nextInt(hourTo - hourFrom);
+      String ts =
+          String.format(
+              "%sT%02d:%02d:%02d.%06dZ",
+              day, hour, random.nextInt(60), random.nextInt(60), random.nextInt(1_000_000));
+      rows.add(
+          lake.trade(
+              symbols[random.nextInt(symbols.length)],
+              ts,
+              Math.round(random.nextDouble() * 20000) / 100.0,
+              (long) random.nextInt(100),
+              random.nextBoolean() ? "B" : "S"));
+    }
+    return rows;
+  }
+
+  private static long deleteFiles(Table table) throws IOException {
+    table.refresh();
+    long count = 0;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        count += task.deletes().size();
+      }
+    }
+    return count;
+  }
+
+  /** The target's rows through Iceberg's generic reader, as the Spark reader prints them. */
+  private static List<String> readByOracle(Table target) {
+    List<String> lines = new ArrayList<>();
+    for (List<Object> row : Oracle.actual(target)) {
+      List<String> values = new ArrayList<>();
+      for (Object value : row) {
+        values.add(
+            value == null
+                ? "null"
+                : value instanceof BigDecimal d ? d.toPlainString() : value.toString());
+      }
+      lines.add(String.join("\t", values));
+    }
+    lines.sort(null);
+    return lines;
+  }
+
+  /** The rows of each target through Spark SQL, in one JVM of its own, by table name. */
+  private Map<String, List<String>> readBySpark(List<Table> targets)
+      throws IOException, InterruptedException {
+    String classpath =
+        SPARK.resolve("classes").toAbsolutePath()
+            + java.io.File.pathSeparator
+            + Files.readString(SPARK.resolve("classpath.txt")).trim();
+    Path out = Files.createDirectories(dir.resolve("spark-out"));
+    Path tmp = Files.createDirectories(dir.resolve("spark-tmp"));
+    Map<String, String> catalog = lake.catalogProperties();
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx1g");
+    command.add("-Djava.io.tmpdir=" + tmp);
+    for (String pkg :
+        List.of(
+            "java.lang",
+            "java.lang.invoke",
+            "java.lang.reflect",
+            "java.io",
+            "java.net",
+            "java.nio",
+            "java.util",
+            "java.util.concurrent",
+            "java.util.concurrent.atomic",
+            "jdk.internal.ref",
+            "sun.nio.ch",
+            "sun.nio.cs",
+            "sun.security.action",
+            "sun.util.calendar")) {
+      command.add("--add-opens=java.base/" + pkg + "=ALL-UNNAMED");
+    }
+    command.add("-Djdk.reflect.useDirectMethodHandle=false");
+    command.add("-Dio.netty.tryReflectionSetAccessible=true");
+    command.add("-cp");
+    command.add(classpath);
+    command.add("io.floe.engines.spark.SparkTableReader");
+    command.add(catalog.get("uri"));
+    command.add(catalog.get("warehouse"));
+    command.add(out.toString());
+    for (Table target : targets) {
+      command.add(unqualified(target));
+    }
+    Path log = dir.resolve("spark.log");
+    Process spark =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    boolean done = spark.waitFor(5, TimeUnit.MINUTES);
+    if (!done) {
+      spark.destroyForcibly();
+    }
+    assertThat(done && spark.exitValue() == 0).as("Spark read the targets: %s", tail(log)).isTrue();
+    Map<String, List<String>> rows = new HashMap<>();
+    for (Table target : targets) {
+      List<String> lines =
+          new ArrayList<>(
+              Files.readAllLines(out.resolve(unqualified(target) + ".tsv"), StandardCharsets.UTF_8));
+      lines.sort(null);
+      rows.put(target.name(), lines);
+    }
+    return rows;
+  }
+
+  private static String unqualified(Table target) {
+    return target.name().substring(target.name().indexOf('.') + 1);
+  }
+
+  private static String tail(Path log) throws IOException {
+    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+  }
+}
