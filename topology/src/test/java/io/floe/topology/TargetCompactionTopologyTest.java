@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
-import io.floe.topology.refresh.RefreshHooks;
 import io.floe.testing.oracle.OracleAssertions;
+import io.floe.topology.refresh.RefreshHooks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,18 +1,18 @@
 package io.floe.dev.bench;
 
+import io.floe.testing.oracle.Oracle;
+import io.floe.testing.workload.TableWrites;
+import io.floe.testing.workload.Trades;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
-import io.floe.testing.oracle.Oracle;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
-import io.floe.testing.workload.TableWrites;
-import io.floe.testing.workload.Trades;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -40,10 +40,10 @@ import org.apache.iceberg.io.CloseableIterable;
  * Scenario: what a target costs to write and to read while Floe refreshes it every 200 ms. A
  * 1-minute view over 500 symbols with a day of history, then a commit touching the current minute
  * every 200 ms of (simulated) time for a minute (one in ten also carrying a late trade), each
- * refreshed at once, copy-on-write and merge-on-read side by side: target bytes written per refresh ÷ bytes of the dirty buckets' rows
- * (those rows written alone, as the target writes files), with and without the compactions that ran
- * in the refreshes' slots, the target's live data and delete files at the end, and the time to scan
- * the whole target beside a freshly compacted copy of it.
+ * refreshed at once, copy-on-write and merge-on-read side by side: target bytes written per refresh
+ * ÷ bytes of the dirty buckets' rows (those rows written alone, as the target writes files), with
+ * and without the compactions that ran in the refreshes' slots, the target's live data and delete
+ * files at the end, and the time to scan the whole target beside a freshly compacted copy of it.
  */
 final class TargetWriteScenario {
 
@@ -214,9 +214,7 @@ final class TargetWriteScenario {
             (double) (written + lateWritten + compactionBytes) / (dirtyBytes + lateDirtyBytes)));
     result.figure(
         Figure.alone(
-            "bytes written per refresh" + label,
-            "B",
-            (double) (written + lateWritten) / commits));
+            "bytes written per refresh" + label, "B", (double) (written + lateWritten) / commits));
     result.figure(Figure.alone("refresh time, mean" + label, "ms", refreshNanos / 1e6 / commits));
     result.figure(Figure.alone("compactions" + label, "", compactions));
     long[] files = files(target);
@@ -235,7 +233,8 @@ final class TargetWriteScenario {
             "a freshly compacted copy",
             true));
     String difference =
-        Oracle.difference(target, trades, snapshot, QUERY).orElse("equals the oracle");
+        Oracle.difference(target, trades, trades.name(), snapshot, QUERY)
+            .orElse("equals the oracle");
     result.note(
         mode
             + ": the target "

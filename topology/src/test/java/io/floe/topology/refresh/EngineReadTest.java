@@ -3,12 +3,12 @@ package io.floe.topology.refresh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.floe.testing.IcebergFixture;
+import io.floe.testing.oracle.Oracle;
+import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
-import io.floe.testing.oracle.Oracle;
-import io.floe.testing.IcebergFixture;
-import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
@@ -40,8 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * runtime, in a JVM of its own (it brings its own Iceberg, Jackson and Hadoop), over the same JDBC
  * catalog, for a merge-on-read target with live equality deletes on the bucket column, a delta-path
  * target with equality deletes on the group keys, and a compacted copy-on-write target. The reader
- * is the {@code engines/spark} module; the test is skipped when that module has not been built
- * (a build of this module alone).
+ * is the {@code engines/spark} module; the test is skipped when that module has not been built (a
+ * build of this module alone).
  */
 class EngineReadTest {
 
@@ -254,10 +254,7 @@ class EngineReadTest {
     }
     Path log = dir.resolve("spark.log");
     Process spark =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     boolean done = spark.waitFor(5, TimeUnit.MINUTES);
     if (!done) {
       spark.destroyForcibly();
@@ -267,7 +264,8 @@ class EngineReadTest {
     for (Table target : targets) {
       List<String> lines =
           new ArrayList<>(
-              Files.readAllLines(out.resolve(unqualified(target) + ".tsv"), StandardCharsets.UTF_8));
+              Files.readAllLines(
+                  out.resolve(unqualified(target) + ".tsv"), StandardCharsets.UTF_8));
       lines.sort(null);
       rows.put(target.name(), lines);
     }
