@@ -14,12 +14,14 @@ COPY topology/pom.xml topology/
 COPY reporter/pom.xml reporter/
 COPY app/pom.xml app/
 COPY dev/pom.xml dev/
+COPY engines/spark/pom.xml engines/spark/
 COPY schemas/src schemas/src
 COPY testing/src testing/src
 COPY topology/src topology/src
 COPY reporter/src reporter/src
 COPY app/src app/src
 COPY dev/src dev/src
+COPY engines/spark/src engines/spark/src
 # app and what it depends on; the developer tool (dev/) is not built.
 RUN --mount=type=cache,target=/root/.m2 mvn -B -ntp -DskipTests -pl app -am package
 
