@@ -9,6 +9,7 @@ import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.refresh.RefreshHooks;
+import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.testing.ManualExecutor;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
@@ -272,5 +273,40 @@ class ExactnessAtTheEdgesTest {
                                 "ohlcv_1m", counted, TableName.parse("lake.analytics.ohlcv_1m"))
                             .version()));
     assertCurrent("ohlcv_1m", counted);
+  }
+
+  @Test
+  void shouldNameTheVersionARefreshCommittedInItsEventWhenTheViewChangedMeanwhile()
+      throws Exception {
+    ManualExecutor refreshes = new ManualExecutor();
+    start(refreshes);
+    floe.lake.createTrades("market", "trades");
+    append("AAPL", "2026-04-08T10:00:01Z", 10.0);
+    ViewDefinition first = floe.define("ohlcv_1m", OHLCV);
+    floe.announce(TRADES);
+    floe.idle(Duration.ofMillis(300));
+
+    // The refresh of the first definition commits; the view is redefined before its outcome is
+    // folded back on the stream thread.
+    refreshes.runAll();
+    ViewDefinition second =
+        floe.define(
+            "ohlcv_1m",
+            "SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS n"
+                + " FROM lake.market.trades GROUP BY 1, 2");
+    floe.idle(Duration.ofMillis(300));
+    refreshes.runAll();
+    floe.idle(Duration.ofMillis(300));
+
+    List<RefreshEvent> events = floe.events();
+    assertThat(events)
+        .filteredOn(e -> e.getMode() != RefreshMode.SKIPPED)
+        .extracting(RefreshEvent::getViewVersion)
+        .containsExactly(first.version(), second.version());
+    assertThat(events)
+        .allSatisfy(
+            e ->
+                assertThat(e.getViewVersion())
+                    .isEqualTo(RefreshId.parse(e.getRefreshId()).version()));
   }
 }

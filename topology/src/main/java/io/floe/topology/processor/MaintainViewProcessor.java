@@ -624,7 +624,11 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     return RefreshEvent.newBuilder()
         .setRefreshId(refreshId)
         .setView(view.name())
-        .setViewVersion(view.version())
+        // The version the refresh ran, which the view may have left while it ran.
+        .setViewVersion(
+            outcome != null || refresh != null
+                ? RefreshId.parse(refreshId).version()
+                : view.version())
         .setTarget(
             ref(TableName.parse(view.target()), outcome == null ? null : outcome.targetTableUuid()))
         .setTargetSnapshotId(
