@@ -66,12 +66,14 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--commit-interval",
-      defaultValue = "200ms",
+      defaultValue = "1s,200ms",
+      split = ",",
       paramLabel = "DURATION",
       converter = DurationConverter.class,
       description =
-          "Time between source commits in the freshness scenario (default: ${DEFAULT-VALUE}).")
-  Duration commitInterval;
+          "Times between source commits in the freshness scenario, one run each (default:"
+              + " ${DEFAULT-VALUE}).")
+  List<Duration> commitIntervals;
 
   @Option(
       names = "--tables",
@@ -108,7 +110,7 @@ final class BenchCommand implements Callable<Integer> {
                       workDir,
                       quick,
                       chosen,
-                      commitInterval,
+                      commitIntervals,
                       tables != null ? tables : quick ? 10 : 20,
                       viewsPerTable),
                   stderr)

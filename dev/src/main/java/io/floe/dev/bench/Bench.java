@@ -34,7 +34,7 @@ public final class Bench {
       Path dir,
       boolean quick,
       Set<String> scenarios,
-      Duration commitInterval,
+      List<Duration> commitIntervals,
       int tables,
       int viewsPerTable) {}
 
@@ -65,7 +65,7 @@ public final class Bench {
               case LateDataScenario.NAME -> LateDataScenario.run(ctx);
               case RefreshCostScenario.NAME -> RefreshCostScenario.run(ctx);
               case BackfillScenario.NAME -> BackfillScenario.run(ctx);
-              case FreshnessScenario.NAME -> FreshnessScenario.run(ctx, options.commitInterval());
+              case FreshnessScenario.NAME -> FreshnessScenario.run(ctx, options.commitIntervals());
               case TargetWriteScenario.NAME -> TargetWriteScenario.run(ctx);
               case ManyViewsScenario.NAME ->
                   ManyViewsScenario.run(ctx, options.tables(), options.viewsPerTable());
