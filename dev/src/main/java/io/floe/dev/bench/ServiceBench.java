@@ -22,6 +22,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * Floe as it runs in production, on the embedded stack: the service with its views file, plus a
@@ -88,6 +89,22 @@ final class ServiceBench implements AutoCloseable {
   void startFloe() throws Exception {
     floe = new FloeService(config);
     floe.start();
+  }
+
+  /**
+   * Waits until Floe's streams run and every view of the views file is in force, so that what
+   * follows is timed from Floe ready, not from its start-up; false on timeout.
+   */
+  boolean awaitRunning(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (floe.streams().state() == KafkaStreams.State.RUNNING
+          && views.stream().allMatch(v -> floe.views().view(v.name()).isPresent())) {
+        return true;
+      }
+      Thread.sleep(100);
+    }
+    return false;
   }
 
   /** Announces the table's current snapshot, as a writer's post-commit hook would. */
