@@ -63,6 +63,13 @@ class BenchIT {
     // With avg the view is not decomposable: the dirty week is recomputed.
     assertThat(figure(cost, "view with avg").get("floe").asDouble())
         .isEqualTo((7 * 50_000 + 1_000) / 1000.0);
+    // The 1-minute view over time-sorted day files: pruned to the pages of the dirty minutes.
+    assertThat(cost.get("notes").toString()).contains("ohlcv_1m equals the oracle");
+    JsonNode minute = figure(cost, "1-minute view");
+    assertThat(minute.get("baseline").asDouble()).isGreaterThan(100);
+    assertThat(minute.get("floe").asDouble())
+        .as("rows read per row in the dirty minutes; issue 12's goal is 1.5 at most")
+        .isLessThanOrEqualTo(1.5);
   }
 
   @Test
