@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
       "Measure Floe on the embedded stack (in-process broker, JDBC/SQLite catalog, local files),"
           + " each figure beside its baseline from the same run: freshness against a 30 s poller,"
           + " refresh cost against a full refresh and a whole-bucket recompute, backfill"
-          + " throughput against DuckDB, late data, and many views.",
+          + " throughput and a first run of three views against DuckDB, late data, many views"
+          + " and target writes.",
       "Prints a table on stdout, progress on stderr, and writes JSON to --out.",
       "Exit code: 0, or 1 when a scenario failed."
     })
@@ -51,9 +52,8 @@ final class BenchCommand implements Callable<Integer> {
       split = ",",
       paramLabel = "NAME",
       description =
-          "Run only these scenarios: late-data, refresh-cost, backfill, freshness, many-views,"
-              + " target-write"
-              + " (default: all).")
+          "Run only these scenarios: late-data, refresh-cost, backfill, first-run, freshness,"
+              + " many-views, target-write (default: all).")
   List<String> scenarios;
 
   @Option(

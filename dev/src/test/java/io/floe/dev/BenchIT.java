@@ -63,6 +63,47 @@ class BenchIT {
     // With avg the view is not decomposable: the dirty week is recomputed.
     assertThat(figure(cost, "view with avg").get("floe").asDouble())
         .isEqualTo((7 * 50_000 + 1_000) / 1000.0);
+    // The 1-minute view over time-sorted day files: pruned to the pages of the dirty minutes.
+    assertThat(cost.get("notes").toString()).contains("ohlcv_1m equals the oracle");
+    JsonNode minute = figure(cost, "1-minute view");
+    assertThat(minute.get("baseline").asDouble()).isGreaterThan(100);
+    assertThat(minute.get("floe").asDouble())
+        .as("rows read per row in the dirty minutes; issue 12's goal is 1.5 at most")
+        .isLessThanOrEqualTo(1.5);
+  }
+
+  @Test
+  void shouldBringThreeViewsCurrentFromOneNoticeOfAFirstRun() throws Exception {
+    Path report = dir.resolve("report.json");
+    StringWriter err = new StringWriter();
+    CommandLine cli = Main.commandLine();
+    cli.setOut(new PrintWriter(new StringWriter()));
+    cli.setErr(new PrintWriter(err));
+
+    int exit =
+        cli.execute(
+            "bench",
+            "--quick",
+            "--scenario",
+            "first-run",
+            "--dir",
+            dir.resolve("work").toString(),
+            "--out",
+            report.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    JsonNode firstRun = scenario(new ObjectMapper().readTree(report.toFile()), "first-run");
+    assertThat(firstRun.get("notes").toString())
+        .contains("ohlcv_1m equals the oracle")
+        .contains("volume_1h equals the oracle")
+        .contains("weekly equals the oracle")
+        .doesNotContain("WRONG");
+    assertThat(figure(firstRun, "every view is current").get("baseline").asDouble()).isPositive();
+    for (String view : new String[] {"ohlcv_1m", "volume_1h", "weekly"}) {
+      assertThat(figure(firstRun, "target commits (" + view + ")").get("floe").asDouble())
+          .as("target commits of " + view + "; issue 12's goal is one per view")
+          .isEqualTo(1.0);
+    }
   }
 
   private static JsonNode scenario(JsonNode report, String name) {

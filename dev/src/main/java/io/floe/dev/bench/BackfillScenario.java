@@ -10,27 +10,28 @@ import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.io.Reader;
+import java.io.Writer;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
-import org.apache.iceberg.FileScanTask;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * Scenario 3: the first, full refresh of a 1-minute OHLCV view over a large source: rows/s and peak
- * heap, beside DuckDB running the same aggregation over the same Parquet files in the same process
- * (reading them, aggregating, writing the result as Parquet), the reference for the engine limit.
+ * heap, beside DuckDB running the same aggregation over the same Parquet files (reading them,
+ * aggregating, writing the result as Parquet), the reference for the engine limit. Floe's side runs
+ * in a JVM of its own with a {@value #FLOE_HEAP} heap, the bound a backfill of 10 M rows must keep
+ * (memory grows with the groups of one chunk, not with the source); DuckDB runs in the bench's
+ * process, on the same cores.
  */
 final class BackfillScenario {
 
@@ -42,6 +43,20 @@ final class BackfillScenario {
   private static final Instant FIRST_DAY = Instant.parse("2026-03-01T00:00:00Z");
   private static final int BATCH = 250_000;
 
+  /**
+   * The table and size of the refresh that warms the JIT of Floe's JVM before the timed one: the
+   * figure is the engine's, as in a service that has run for a while.
+   */
+  private static final String WARMUP_SOURCE = "warmup";
+
+  private static final int WARMUP_ROWS = 250_000;
+
+  /** The heap of the JVM that runs Floe's refresh. */
+  static final String FLOE_HEAP = "512m";
+
+  /** Longer than any backfill the bench runs takes on a slow machine. */
+  private static final Duration FLOE_TIMEOUT = Duration.ofMinutes(30);
+
   private BackfillScenario() {}
 
   static ScenarioResult run(BenchContext ctx) throws Exception {
@@ -52,12 +67,14 @@ final class BackfillScenario {
                 NAME,
                 "Full refresh of a 1-minute OHLCV view over "
                     + rows
-                    + " source rows: rows/s and peak heap, beside DuckDB over the same Parquet"
-                    + " files.")
+                    + " source rows, by Floe in a JVM of its own with -Xmx"
+                    + FLOE_HEAP
+                    + ": rows/s and peak heap, beside DuckDB over the same Parquet files on the"
+                    + " same cores.")
             .parameter("sourceRows", rows)
             .parameter("days", days)
             .parameter("availableProcessors", Runtime.getRuntime().availableProcessors())
-            .parameter("maxHeapMiB", Runtime.getRuntime().maxMemory() >> 20);
+            .parameter("floeJvmHeap", "-Xmx" + FLOE_HEAP);
     Path dir = ctx.dir(NAME);
     try (BenchLake lake = new BenchLake(dir)) {
       Table trades = lake.createTrades("trades", Trades.BY_DAY);
@@ -74,86 +91,172 @@ final class BackfillScenario {
         }
       }
       long snapshot = trades.currentSnapshot().snapshotId();
-      ViewDefinition view =
-          ViewDefinition.of("ohlcv_1m", QUERY, TableName.parse("lake.analytics.ohlcv_1m"));
+      Table warmup = lake.createTrades(WARMUP_SOURCE, Trades.BY_DAY);
+      TableWrites.append(
+          warmup,
+          new Trades(6).between(FIRST_DAY, FIRST_DAY.plus(Duration.ofDays(1)), WARMUP_ROWS));
 
-      ctx.progress(NAME, "Floe: full refresh");
-      System.gc();
-      List<MemoryPoolMXBean> heap = heapPools();
-      heap.forEach(MemoryPoolMXBean::resetPeakUsage);
-      long start = System.nanoTime();
-      RefreshOutcome outcome =
-          new ViewRefresher(lake::catalog)
-              .refresh(
-                  RefreshRequest.of(BenchLake.compiled(view), snapshot, null, DirtyBuckets.none()),
-                  ViewRefresher.ProgressListener.NONE);
-      double floeSeconds = (System.nanoTime() - start) / 1e9;
-      long peakHeap = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+      ctx.progress(NAME, "Floe: full refresh in a JVM with -Xmx" + FLOE_HEAP);
+      Properties floe = FloeSide.fork(dir, snapshot);
+      double floeSeconds = Double.parseDouble(floe.getProperty("seconds"));
+      long rowsRead = Long.parseLong(floe.getProperty("rowsRead"));
+      long peakHeap = Long.parseLong(floe.getProperty("peakHeapBytes"));
+      long maxHeap = Long.parseLong(floe.getProperty("maxHeapBytes"));
 
       ctx.progress(NAME, "DuckDB: the same aggregation over the same files");
-      double duckSeconds = duckDb(trades, snapshot, dir.resolve("duckdb-result.parquet"));
+      double duckSeconds = DuckDb.seconds(trades, snapshot, List.of(QUERY), dir);
 
       if (!ctx.quick()) {
         result.note("oracle check skipped at this size");
       } else {
-        Table target = lake.catalog().loadTable(view.target().identifier());
+        Table target = lake.catalog().loadTable(view().target().identifier());
         Oracle.difference(target, trades, trades.name(), snapshot, QUERY)
             .ifPresentOrElse(
                 d -> result.note("WRONG RESULT: " + d),
                 () -> result.note("the view equals the oracle after the backfill"));
       }
       result
-          .parameter("chunks", outcome.chunks())
-          .parameter("targetRows", outcome.rowsWritten())
+          .parameter("chunks", Integer.parseInt(floe.getProperty("chunks")))
+          .parameter("targetRows", Long.parseLong(floe.getProperty("rowsWritten")))
+          .parameter("floeMaxHeapMiB", maxHeap >> 20)
           .figure(
               new Figure(
                   "full refresh throughput",
                   "rows/s",
-                  outcome.rowsRead() / floeSeconds,
-                  outcome.rowsRead() / duckSeconds,
+                  rowsRead / floeSeconds,
+                  rowsRead / duckSeconds,
                   "DuckDB, all cores",
                   false))
           .figure(
               new Figure(
                   "full refresh time", "s", floeSeconds, duckSeconds, "DuckDB, all cores", true))
-          .figure(Figure.alone("peak heap during the refresh", "MiB", peakHeap / 1048576.0));
+          .figure(Figure.alone("peak heap during the refresh", "MiB", peakHeap / 1048576.0))
+          .note(
+              "Floe refreshed "
+                  + rowsRead
+                  + " rows in a JVM of its own with -Xmx"
+                  + FLOE_HEAP
+                  + " (max heap "
+                  + (maxHeap >> 20)
+                  + " MiB, -XX:+ExitOnOutOfMemoryError) and finished: the backfill fits that"
+                  + " heap. Peak heap is the sum of the heap pools' peaks in that JVM, garbage"
+                  + " included. An untimed refresh of the same view over "
+                  + WARMUP_ROWS
+                  + " rows of another table warmed that JVM's JIT first.");
     }
     return result;
   }
 
-  private static double duckDb(Table trades, long snapshot, Path output) throws Exception {
-    List<String> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks =
-        trades.newScan().useSnapshot(snapshot).planFiles()) {
-      for (FileScanTask task : tasks) {
-        files.add(Path.of(java.net.URI.create(task.file().location())).toString());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    String list = files.stream().map(f -> "'" + f + "'").collect(Collectors.joining(", "));
-    try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
-        Statement s = duck.createStatement()) {
-      s.execute("SET TimeZone = 'UTC'");
-      // The list of live files comes from Iceberg; directory names are not columns.
-      s.execute(
-          "CREATE VIEW src AS SELECT * FROM read_parquet(["
-              + list
-              + "], hive_partitioning = false)");
-      long start = System.nanoTime();
-      s.execute(
-          "COPY ("
-              + Oracle.forDuckDb(QUERY, trades.name())
-              + ") TO '"
-              + output
-              + "' (FORMAT parquet)");
-      return (System.nanoTime() - start) / 1e9;
-    }
+  /** The view, the same in the bench's process and in Floe's. */
+  private static ViewDefinition view() {
+    return ViewDefinition.of("ohlcv_1m", QUERY, TableName.parse("lake.analytics.ohlcv_1m"));
   }
 
-  private static List<MemoryPoolMXBean> heapPools() {
-    return ManagementFactory.getMemoryPoolMXBeans().stream()
-        .filter(p -> p.getType() == MemoryType.HEAP)
-        .toList();
+  /** The same view over the warm-up table. */
+  private static ViewDefinition warmupView() {
+    return ViewDefinition.of(
+        "ohlcv_1m_warmup",
+        QUERY.replace("lake.market.trades", "lake.market." + WARMUP_SOURCE),
+        TableName.parse("lake.analytics.ohlcv_1m_warmup"));
+  }
+
+  /**
+   * Floe's side of the backfill: the full refresh of the view at a snapshot of the source, after an
+   * untimed refresh of the same view over the warm-up table, in the JVM it is started in, which
+   * writes what it measured to a properties file.
+   */
+  static final class FloeSide {
+
+    private FloeSide() {}
+
+    /**
+     * Runs the refresh in a new JVM with the bench's class path and a {@value
+     * BackfillScenario#FLOE_HEAP} heap; returns what it measured.
+     */
+    static Properties fork(Path dir, long snapshot) throws IOException, InterruptedException {
+      Path out = dir.resolve("floe-side.properties");
+      Path log = dir.resolve("floe-side.log");
+      Files.deleteIfExists(out);
+      Process process =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Xmx" + FLOE_HEAP,
+                  "-XX:+ExitOnOutOfMemoryError",
+                  "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  FloeSide.class.getName(),
+                  dir.toString(),
+                  Long.toString(snapshot),
+                  out.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
+      if (!process.waitFor(FLOE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly().waitFor();
+        throw new IllegalStateException(
+            "Floe's side of the backfill did not finish within " + FLOE_TIMEOUT + "; see " + log);
+      }
+      if (process.exitValue() != 0 || !Files.exists(out)) {
+        throw new IllegalStateException(
+            "Floe's side of the backfill failed in a -Xmx"
+                + FLOE_HEAP
+                + " JVM with exit code "
+                + process.exitValue()
+                + " (3 is an OutOfMemoryError); last lines of "
+                + log
+                + ":\n"
+                + tail(log, 20));
+      }
+      Properties measured = new Properties();
+      try (Reader reader = Files.newBufferedReader(out)) {
+        measured.load(reader);
+      }
+      return measured;
+    }
+
+    /** {@code dir snapshot-id out-file}: refreshes the view and writes what it measured. */
+    public static void main(String[] args) throws Exception {
+      Path dir = Path.of(args[0]);
+      long snapshot = Long.parseLong(args[1]);
+      try (BenchLake lake = new BenchLake(dir)) {
+        ViewRefresher refresher = new ViewRefresher(lake::catalog);
+        Table warmup = lake.catalog().loadTable(TableIdentifier.of("market", WARMUP_SOURCE));
+        refresher.refresh(
+            RefreshRequest.of(
+                BenchLake.compiled(warmupView()),
+                warmup.currentSnapshot().snapshotId(),
+                null,
+                DirtyBuckets.none()),
+            ViewRefresher.ProgressListener.NONE);
+        RefreshRequest request =
+            RefreshRequest.of(BenchLake.compiled(view()), snapshot, null, DirtyBuckets.none());
+        System.gc();
+        List<MemoryPoolMXBean> heap =
+            ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP)
+                .toList();
+        heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+        long start = System.nanoTime();
+        RefreshOutcome outcome = refresher.refresh(request, ViewRefresher.ProgressListener.NONE);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long peakHeap = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+        Properties measured = new Properties();
+        measured.setProperty("seconds", Double.toString(seconds));
+        measured.setProperty("rowsRead", Long.toString(outcome.rowsRead()));
+        measured.setProperty("rowsWritten", Long.toString(outcome.rowsWritten()));
+        measured.setProperty("chunks", Integer.toString(outcome.chunks()));
+        measured.setProperty("peakHeapBytes", Long.toString(peakHeap));
+        measured.setProperty("maxHeapBytes", Long.toString(Runtime.getRuntime().maxMemory()));
+        try (Writer writer = Files.newBufferedWriter(Path.of(args[2]))) {
+          measured.store(writer, "Floe's side of the backfill");
+        }
+      }
+    }
+
+    private static String tail(Path file, int lines) throws IOException {
+      List<String> all = Files.readAllLines(file);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    }
   }
 }

@@ -25,6 +25,7 @@ public final class Bench {
           LateDataScenario.NAME,
           RefreshCostScenario.NAME,
           BackfillScenario.NAME,
+          FirstRunScenario.NAME,
           FreshnessScenario.NAME,
           ManyViewsScenario.NAME,
           TargetWriteScenario.NAME);
@@ -65,6 +66,7 @@ public final class Bench {
               case LateDataScenario.NAME -> LateDataScenario.run(ctx);
               case RefreshCostScenario.NAME -> RefreshCostScenario.run(ctx);
               case BackfillScenario.NAME -> BackfillScenario.run(ctx);
+              case FirstRunScenario.NAME -> FirstRunScenario.run(ctx);
               case FreshnessScenario.NAME -> FreshnessScenario.run(ctx, options.commitIntervals());
               case TargetWriteScenario.NAME -> TargetWriteScenario.run(ctx);
               case ManyViewsScenario.NAME ->

@@ -26,7 +26,9 @@ final class FreshnessScenario {
 
   static final String NAME = "freshness";
   private static final TableName TRADES = TableName.parse("lake.market.trades");
-  private static final String[][] VIEWS = {
+
+  /** The views it maintains: name, query. */
+  static final String[][] VIEWS = {
     {
       "ohlcv_1m",
       "SELECT symbol, date_trunc('minute', ts) AS minute_ts, min_by(price, ts) AS open,"
@@ -44,6 +46,7 @@ final class FreshnessScenario {
           + " count(*) AS trades FROM lake.market.trades GROUP BY 1, 2"
     }
   };
+
   static final Duration POLL_INTERVAL = Duration.ofSeconds(30);
 
   /** Floe's defaults: users run the defaults, so the bench never tunes the schedule. */

@@ -4,6 +4,7 @@ import io.floe.topology.refresh.FloeProperties;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.OptionalLong;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -19,21 +20,7 @@ final class Lags {
 
   /** The lag in milliseconds of every source snapshot committed in {@code [from, to]}. */
   static List<Long> of(Table source, Table target, long from, long to) {
-    source.refresh();
-    target.refresh();
-    List<long[]> reflected = new ArrayList<>(); // {target commit time, source sequence}
-    for (Snapshot t : target.snapshots()) {
-      String refreshId = t.summary().get(FloeProperties.REFRESH_ID);
-      String sourceId = t.summary().get(FloeProperties.SOURCE_SNAPSHOT_ID);
-      if (sourceId == null || !isLastChunk(refreshId)) {
-        continue;
-      }
-      Snapshot s = source.snapshot(Long.parseLong(sourceId));
-      if (s != null) {
-        reflected.add(new long[] {t.timestampMillis(), s.sequenceNumber()});
-      }
-    }
-    reflected.sort((a, b) -> Long.compare(a[0], b[0]));
+    List<long[]> reflected = reflected(source, target);
     List<Long> lags = new ArrayList<>();
     for (Snapshot s : source.snapshots()) {
       if (DataOperations.REPLACE.equals(s.operation())
@@ -51,6 +38,44 @@ final class Lags {
     return lags;
   }
 
+  /**
+   * When the target first reflected the source snapshot: the commit time of the first target commit
+   * that completed a refresh of it or of a later snapshot, or empty while none has.
+   */
+  static OptionalLong reflectedAt(Table source, Table target, long sourceSnapshotId) {
+    List<long[]> reflected = reflected(source, target);
+    long sequence = source.snapshot(sourceSnapshotId).sequenceNumber();
+    for (long[] r : reflected) {
+      if (r[1] >= sequence) {
+        return OptionalLong.of(r[0]);
+      }
+    }
+    return OptionalLong.empty();
+  }
+
+  /**
+   * The target commits that completed a refresh, in commit order: {target commit time, sequence
+   * number of the source snapshot it reflects}.
+   */
+  private static List<long[]> reflected(Table source, Table target) {
+    source.refresh();
+    target.refresh();
+    List<long[]> reflected = new ArrayList<>();
+    for (Snapshot t : target.snapshots()) {
+      String refreshId = t.summary().get(FloeProperties.REFRESH_ID);
+      String sourceId = t.summary().get(FloeProperties.SOURCE_SNAPSHOT_ID);
+      if (sourceId == null || !isLastChunk(refreshId)) {
+        continue;
+      }
+      Snapshot s = source.snapshot(Long.parseLong(sourceId));
+      if (s != null) {
+        reflected.add(new long[] {t.timestampMillis(), s.sequenceNumber()});
+      }
+    }
+    reflected.sort((a, b) -> Long.compare(a[0], b[0]));
+    return reflected;
+  }
+
   /** The number of target commits that completed a refresh in {@code [from, to]}. */
   static int refreshCommits(Table target, long from, long to) {
     target.refresh();
@@ -60,6 +85,23 @@ final class Lags {
           && t.timestampMillis() <= to
           && t.summary().get(FloeProperties.SOURCE_SNAPSHOT_ID) != null
           && isLastChunk(t.summary().get(FloeProperties.REFRESH_ID))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * The target commits of refreshes in {@code [from, to]}: one per chunk committed, each carrying
+   * {@code floe.refresh-id}; compactions, which carry none, are not counted.
+   */
+  static int targetCommits(Table target, long from, long to) {
+    target.refresh();
+    int n = 0;
+    for (Snapshot t : target.snapshots()) {
+      if (t.timestampMillis() >= from
+          && t.timestampMillis() <= to
+          && t.summary().get(FloeProperties.REFRESH_ID) != null) {
         n++;
       }
     }

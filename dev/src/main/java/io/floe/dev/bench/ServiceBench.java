@@ -5,7 +5,9 @@ import io.floe.app.config.FloeConfig;
 import io.floe.app.service.CommitNotices;
 import io.floe.app.service.FloeService;
 import io.floe.dev.EmbeddedStack;
+import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.Freshness;
+import io.floe.topology.store.StoreNames;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
@@ -22,6 +24,11 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * Floe as it runs in production, on the embedded stack: the service with its views file, plus a
@@ -88,6 +95,38 @@ final class ServiceBench implements AutoCloseable {
   void startFloe() throws Exception {
     floe = new FloeService(config);
     floe.start();
+  }
+
+  /**
+   * Waits until Floe's streams run and every view of the views file has a state with nothing
+   * pending or running: over an empty source, the view's first refresh has found it empty. What
+   * follows is then timed from Floe ready and idle, not from its start-up. False on timeout.
+   */
+  boolean awaitIdle(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (floe.streams().state() == KafkaStreams.State.RUNNING
+          && views.stream().allMatch(this::isIdle)) {
+        return true;
+      }
+      Thread.sleep(100);
+    }
+    return false;
+  }
+
+  private boolean isIdle(ViewDefinition view) {
+    try {
+      ReadOnlyKeyValueStore<String, ViewState> states =
+          floe.streams()
+              .store(
+                  StoreQueryParameters.fromNameAndType(
+                      StoreNames.VIEW_STATE,
+                      QueryableStoreTypes.<String, ViewState>keyValueStore()));
+      ViewState state = states.get(view.name());
+      return state != null && state.status() == ViewState.Status.IDLE;
+    } catch (InvalidStateStoreException e) {
+      return false;
+    }
   }
 
   /** Announces the table's current snapshot, as a writer's post-commit hook would. */
