@@ -42,6 +42,30 @@ final class Lags {
    * When the target first reflected the source snapshot: the commit time of the first target commit
    * that completed a refresh of it or of a later snapshot, or empty while none has.
    */
+  /**
+   * When each data-changing source snapshot committed in {@code [from, to]} was reflected in the
+   * target: {@code {source commit time, target commit time}}, in commit order; snapshots not yet
+   * reflected are left out.
+   */
+  static List<long[]> reflections(Table source, Table target, long from, long to) {
+    List<long[]> reflected = reflected(source, target);
+    List<long[]> result = new ArrayList<>();
+    for (Snapshot s : source.snapshots()) {
+      if (DataOperations.REPLACE.equals(s.operation())
+          || s.timestampMillis() < from
+          || s.timestampMillis() > to) {
+        continue;
+      }
+      for (long[] r : reflected) {
+        if (r[1] >= s.sequenceNumber()) {
+          result.add(new long[] {s.timestampMillis(), r[0]});
+          break;
+        }
+      }
+    }
+    return result;
+  }
+
   static OptionalLong reflectedAt(Table source, Table target, long sourceSnapshotId) {
     List<long[]> reflected = reflected(source, target);
     long sequence = source.snapshot(sourceSnapshotId).sequenceNumber();

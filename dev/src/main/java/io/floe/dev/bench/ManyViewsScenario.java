@@ -10,8 +10,10 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -176,13 +178,35 @@ final class ManyViewsScenario {
         result.note("the views had not caught up 300 s after the last commit");
       }
       List<Long> lags = new ArrayList<>();
+      // Per source commit, when every view of its table reflected it.
+      Map<TableName, TreeMap<Long, Long>> reflectedByAll = new HashMap<>();
       for (ViewDefinition view : bench.views()) {
-        Table source = bench.load(ServiceBench.source(view));
-        lags.addAll(Lags.of(source, bench.load(view.target()), from, to));
+        TableName sourceName = ServiceBench.source(view);
+        Table source = bench.load(sourceName);
+        Table target = bench.load(view.target());
+        lags.addAll(Lags.of(source, target, from, to));
+        TreeMap<Long, Long> byCommit =
+            reflectedByAll.computeIfAbsent(sourceName, n -> new TreeMap<>());
+        for (long[] r : Lags.reflections(source, target, from, to)) {
+          byCommit.merge(r[0], r[1], Math::max);
+        }
+      }
+      // The rate at which the views reflected the commits against the rate they were made: the
+      // span from a table's first to its last commit, against the span from their reflections.
+      // Equal spans (a steady lag, however long) are 1.0; a lag that grows is below.
+      long commitSpans = 0;
+      long reflectionSpans = 0;
+      for (TreeMap<Long, Long> byCommit : reflectedByAll.values()) {
+        if (byCommit.size() > 1) {
+          commitSpans += byCommit.lastKey() - byCommit.firstKey();
+          reflectionSpans += byCommit.lastEntry().getValue() - byCommit.firstEntry().getValue();
+        }
       }
       double planned = tables;
       double offered = commits.get() / ((to - from) / 1000.0);
-      double sustained = commits.get() / ((end - from) / 1000.0);
+      double sustained =
+          reflectionSpans > 0 ? offered * commitSpans / (double) reflectionSpans : Double.NaN;
+      double withCatchUp = commits.get() / ((end - from) / 1000.0);
       result
           .parameter("commits", commits.get())
           .parameter("catchUpSeconds", (end - to) / 1000.0)
@@ -191,6 +215,14 @@ final class ManyViewsScenario {
           .figure(
               new Figure(
                   "commit events sustained", "events/s", sustained, offered, "offered", false))
+          .figure(
+              new Figure(
+                  "commits ÷ time until all caught up",
+                  "events/s",
+                  withCatchUp,
+                  offered,
+                  "offered",
+                  false))
           .figure(Figure.alone("lag p50, all views", "s", Lags.quantileSeconds(lags, 0.5)))
           .figure(Figure.alone("lag p99, all views", "s", Lags.quantileSeconds(lags, 0.99)))
           .figure(Figure.alone("lag max, all views", "s", Lags.quantileSeconds(lags, 1.0)))
