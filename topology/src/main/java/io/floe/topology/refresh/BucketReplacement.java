@@ -4,6 +4,7 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.refresh.eval.SharedWork;
 import io.floe.topology.view.ViewPlan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,8 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -74,6 +77,12 @@ final class BucketReplacement {
   static final int MAX_RANGE_GROUPS = 16;
 
   /**
+   * Recomputed rows a writer takes at least before the rows of one file group are split across
+   * writers: below it, one file per partition is worth more than the time a second writer saves.
+   */
+  static final int MIN_ROWS_PER_WRITER = 20_000;
+
+  /**
    * What replacing a chunk's rows wrote.
    *
    * @param added new data files: recomputed rows and rows kept from rewritten files
@@ -91,6 +100,8 @@ final class BucketReplacement {
       long rowsReplaced) {}
 
   private final Table target;
+  private final Executor writers;
+  private final int parallelism;
   private final ViewPlan plan;
   private final String operationId;
   private final WriteMode mode;
@@ -100,8 +111,15 @@ final class BucketReplacement {
   private final Types.NestedField bucketField;
   private final int bucketColumn;
 
-  BucketReplacement(Table target, ViewPlan plan, String operationId) {
+  /**
+   * @param writers runs helpers that write recomputed rows (the refresh threads)
+   * @param parallelism writers at most, the calling thread included
+   */
+  BucketReplacement(
+      Table target, ViewPlan plan, String operationId, Executor writers, int parallelism) {
     this.target = target;
+    this.writers = writers;
+    this.parallelism = parallelism;
     this.plan = plan;
     this.operationId = operationId;
     this.mode = WriteMode.of(target);
@@ -341,31 +359,73 @@ final class BucketReplacement {
     }
     List<Object[]> sorted = new ArrayList<>(rows);
     sorted.sort(order);
-    List<BucketRange> ranges = targetRanges.ranges();
+    List<Run> runs = runs(sorted, bucket, targetRanges.ranges());
+    List<RunWriter> done =
+        SharedWork.drain(runs, RunWriter::new, writers, Math.min(parallelism, runs.size()));
+    // In the order of the runs, so that a refresh lists its files the same way every time.
+    java.util.TreeMap<Integer, List<DataFile>> byRun = new java.util.TreeMap<>();
+    done.forEach(w -> byRun.putAll(w.files));
     List<DataFile> files = new ArrayList<>();
-    TargetWriter writer = null;
-    int current = Integer.MIN_VALUE;
-    try {
-      for (Object[] row : sorted) {
-        int group = group(row[bucket], ranges);
-        if (writer == null || group != current) {
-          if (writer != null) {
-            files.addAll(writer.complete());
-          }
-          writer = new TargetWriter(target, plan.outputSchema(), operationId + "-g" + group);
-          current = group;
+    byRun.values().forEach(files::addAll);
+    return files;
+  }
+
+  /**
+   * A slice of the sorted recomputed rows that one writer turns into files of their own: the rows
+   * of one file group (a run of adjacent dirty ranges), or, when a group has rows enough for
+   * several writers, a part of it cut at a bucket boundary.
+   */
+  private record Run(int index, int group, List<Object[]> rows) {}
+
+  private List<Run> runs(List<Object[]> sorted, int bucket, List<BucketRange> ranges) {
+    List<Run> runs = new ArrayList<>();
+    int from = 0;
+    while (from < sorted.size()) {
+      int group = group(sorted.get(from)[bucket], ranges);
+      int to = from;
+      while (to < sorted.size() && group(sorted.get(to)[bucket], ranges) == group) {
+        to++;
+      }
+      int parts = Math.max(1, Math.min(parallelism, (to - from) / MIN_ROWS_PER_WRITER));
+      int start = from;
+      for (int part = 1; part <= parts; part++) {
+        int end = part == parts ? to : from + (int) ((long) (to - from) * part / parts);
+        // Never split a bucket: a bucket's rows stay in one file of the partition.
+        while (end < to
+            && end > start
+            && Objects.equals(sorted.get(end)[bucket], sorted.get(end - 1)[bucket])) {
+          end++;
         }
-        writer.writeOutputRow(row);
+        if (end > start) {
+          runs.add(new Run(runs.size(), group, sorted.subList(start, end)));
+          start = end;
+        }
       }
-      if (writer != null) {
-        files.addAll(writer.complete());
-      }
-      return files;
-    } catch (RuntimeException e) {
-      if (writer != null) {
+      from = to;
+    }
+    return runs;
+  }
+
+  /** Writes the runs a worker takes, each into files of its own. */
+  private final class RunWriter implements SharedWork.Worker<Run> {
+    final Map<Integer, List<DataFile>> files = new java.util.HashMap<>();
+
+    @Override
+    public void process(Run run) {
+      TargetWriter writer =
+          new TargetWriter(
+              target,
+              plan.outputSchema(),
+              operationId + "-g" + run.group() + (run.index() == 0 ? "" : "-r" + run.index()));
+      try {
+        for (Object[] row : run.rows()) {
+          writer.writeOutputRow(row);
+        }
+        files.put(run.index(), writer.complete());
+      } catch (RuntimeException e) {
         writer.close();
+        throw e;
       }
-      throw e;
     }
   }
 

@@ -124,7 +124,7 @@ final class ChunkRecompute {
 
     // 2. Replace the target rows of those buckets, copy-on-write or merge-on-read.
     BucketReplacement.Result replaced =
-        new BucketReplacement(target, plan, operationId)
+        new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM)
             .replace(chunk, rows, delta, startingTarget != null);
     return new Written(
         startingTarget,

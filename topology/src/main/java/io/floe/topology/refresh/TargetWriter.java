@@ -33,6 +33,7 @@ final class TargetWriter implements Closeable {
   private final PartitionKey partitionKey;
   private final InternalRecordWrapper wrapper;
   private final int[] targetPositions;
+  private final GenericRecord outputRecord;
   private final org.apache.iceberg.types.Type[] outputTypes;
   private long rows;
   private boolean closed;
@@ -63,6 +64,7 @@ final class TargetWriter implements Closeable {
     this.writer = new FanoutDataWriter<>(files, names, target.io(), targetFileSize);
     this.partitionKey = spec.isUnpartitioned() ? null : new PartitionKey(spec, schema);
     this.wrapper = new InternalRecordWrapper(schema.asStruct());
+    this.outputRecord = GenericRecord.create(schema);
     List<Types.NestedField> outputColumns = outputSchema.columns();
     this.targetPositions = new int[outputColumns.size()];
     this.outputTypes = new org.apache.iceberg.types.Type[outputColumns.size()];
@@ -78,9 +80,12 @@ final class TargetWriter implements Closeable {
     }
   }
 
-  /** Writes one view output row of native values. */
+  /**
+   * Writes one view output row of native values. One record serves every row: the Parquet writer
+   * has taken its values when {@code write} returns.
+   */
   void writeOutputRow(Object[] row) {
-    GenericRecord record = GenericRecord.create(schema);
+    GenericRecord record = outputRecord;
     for (int i = 0; i < row.length; i++) {
       record.set(targetPositions[i], IcebergValues.toIceberg(outputTypes[i], row[i]));
     }

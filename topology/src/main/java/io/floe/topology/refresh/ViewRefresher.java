@@ -592,11 +592,21 @@ public final class ViewRefresher {
           null);
     }
 
-    /** The recomputed buckets as the target stores them. */
+    /**
+     * The buckets whose files compaction leaves alone, as the target stores them: the recomputed
+     * ones and the bucket before each run of them. A source that commits into its newest bucket
+     * still commits into the one before for a moment after a bucket boundary (trades stamped just
+     * before it); were that bucket's small file merged into a large one at once, that moment's
+     * refresh would rewrite the large file.
+     */
     BucketRangeSet hotBuckets(DirtyBuckets dirty) {
       List<io.floe.topology.bucket.BucketRange> ranges = new java.util.ArrayList<>();
       for (io.floe.topology.bucket.BucketRange range : dirty.ranges().ranges()) {
-        ranges.add(bucketType.toTargetRange(range));
+        long start = range.start();
+        long before =
+            start == Long.MIN_VALUE ? start : Math.min(start, plan.bucketing().floor(start - 1));
+        ranges.add(
+            bucketType.toTargetRange(new io.floe.topology.bucket.BucketRange(before, range.end())));
       }
       return BucketRangeSet.of(ranges);
     }

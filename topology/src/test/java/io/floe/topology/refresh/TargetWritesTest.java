@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -300,6 +301,45 @@ class TargetWritesTest {
     assertThat(target(own).spec().fields())
         .singleElement()
         .satisfies(f -> assertThat(f.transform().toString()).isEqualTo("bucket[4]"));
+  }
+
+  @Test
+  void shouldSplitALargeRecomputeAcrossWritersAtBucketBoundaries() throws Exception {
+    assumeTrue(
+        Runtime.getRuntime().availableProcessors() > 1, "one core: a single writer, no split");
+    // Given six days of trades: more minutes of every symbol than one writer takes
+    Instant day = Instant.parse("2026-04-06T00:00:00Z");
+    lake.append(
+        trades,
+        new io.floe.testing.workload.Trades(11)
+            .between(day, day.plus(java.time.Duration.ofDays(6)), 300_000));
+    ViewDefinition minute = view("ohlcv_1m", OHLCV_1M);
+
+    // When the first refresh recomputes it
+    RefreshOutcome outcome = maintain(new ViewRefresher(name -> lake.catalog()), minute);
+
+    // Then its rows were written by several writers, each bucket in one file only (the oracle
+    // agreed in maintain)
+    assertThat(outcome.rowsWritten()).isGreaterThan(2L * BucketReplacement.MIN_ROWS_PER_WRITER);
+    Table target = target(minute);
+    List<long[]> bounds = new ArrayList<>();
+    int bucketId = target.schema().findField("minute_ts").fieldId();
+    try (var tasks = target.newScan().includeColumnStats().planFiles()) {
+      for (org.apache.iceberg.FileScanTask task : tasks) {
+        bounds.add(
+            new long[] {
+              org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(
+                  target.schema().findType(bucketId), task.file().lowerBounds().get(bucketId)),
+              org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(
+                  target.schema().findType(bucketId), task.file().upperBounds().get(bucketId))
+            });
+      }
+    }
+    assertThat(bounds).hasSizeGreaterThan(1);
+    bounds.sort(java.util.Comparator.comparingLong(b -> b[0]));
+    for (int i = 1; i < bounds.size(); i++) {
+      assertThat(bounds.get(i)[0]).isGreaterThan(bounds.get(i - 1)[1]);
+    }
   }
 
   @Test

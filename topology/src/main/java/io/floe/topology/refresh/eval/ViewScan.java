@@ -5,9 +5,7 @@ import io.floe.topology.refresh.eval.Vectors.Vector;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
@@ -24,8 +22,7 @@ import org.apache.iceberg.types.Types;
  * same rows.
  *
  * <p>The calling thread is a worker too, and helpers on the executor join only while there is work
- * left, so a refresh never waits for a thread its executor cannot give it (no deadlock when the
- * refresh itself runs on that executor).
+ * left ({@link SharedWork}), so a refresh never waits for a thread its executor cannot give it.
  */
 public final class ViewScan {
 
@@ -109,36 +106,11 @@ public final class ViewScan {
     // Largest files first, so that the last file to finish is a small one.
     List<FileScanTask> ordered = new ArrayList<>(scan.tasks());
     ordered.sort(Comparator.comparingLong(FileScanTask::length).reversed());
-    ConcurrentLinkedQueue<FileScanTask> queue = new ConcurrentLinkedQueue<>(ordered);
-    Workers workers = new Workers();
-    int helpers = Math.max(0, Math.min(parallelism, ordered.size()) - 1);
-    for (int i = 0; i < helpers; i++) {
-      try {
-        executor.execute(
-            () -> {
-              if (workers.join()) {
-                try {
-                  workers.finish(work(query, scan, columns, bucketColumn, queue));
-                } catch (Throwable e) {
-                  queue.clear();
-                  workers.fail(e);
-                }
-              }
-            });
-      } catch (RejectedExecutionException e) {
-        break;
-      }
-    }
-    Worker mine;
-    try {
-      mine = work(query, scan, columns, bucketColumn, queue);
-    } catch (RuntimeException | Error e) {
-      queue.clear();
-      workers.close();
-      throw e;
-    }
-    List<Worker> others = workers.close();
-    for (Worker other : others) {
+    List<Worker> workers =
+        SharedWork.drain(
+            ordered, () -> new Worker(query, scan, columns, bucketColumn), executor, parallelism);
+    Worker mine = workers.get(0);
+    for (Worker other : workers.subList(1, workers.size())) {
       mine.aggregation.merge(other.aggregation);
       mine.add(other);
     }
@@ -147,59 +119,53 @@ public final class ViewScan {
         new Stats(mine.rows, mine.bytes, mine.files, mine.rowGroupsRead, mine.rowGroupsSkipped));
   }
 
-  private static Worker work(
-      CompiledQuery query,
-      Scan scan,
-      ScanColumns columns,
-      int bucketColumn,
-      ConcurrentLinkedQueue<FileScanTask> queue) {
-    Vector[] vectors = new Vector[scan.schema().columns().size()];
-    for (int i = 0; i < columns.positions().length; i++) {
-      Types.NestedField field = columns.projection().columns().get(i);
-      vectors[columns.positions()[i]] = Vectors.forIceberg(field.type());
-    }
-    PartialAggregation aggregation =
-        new PartialAggregation(query, vectors, bucketColumn, scan.ranges(), scan.nullBucket());
-    BatchSink sink =
-        new BatchSink() {
-          @Override
-          public Vector[] vectors() {
-            return vectors;
-          }
-
-          @Override
-          public void accept(int n) {
-            aggregation.add(n);
-          }
-        };
-    Worker worker = new Worker(aggregation);
-    for (FileScanTask task; (task = queue.poll()) != null; ) {
-      worker.files++;
-      worker.bytes += task.length();
-      ParquetBatches.Read read =
-          ParquetBatches.accepts(task) ? ParquetBatches.read(columns, task, sink) : null;
-      if (read == null) {
-        worker.rows += RecordBatches.read(columns, task, sink);
-      } else {
-        worker.rows += read.rows();
-        worker.rowGroupsRead += read.rowGroupsRead();
-        worker.rowGroupsSkipped += read.rowGroupsSkipped();
-      }
-    }
-    return worker;
-  }
-
   /** One worker's partial aggregation and read counts. */
-  private static final class Worker {
+  private static final class Worker implements SharedWork.Worker<FileScanTask> {
+    final ScanColumns columns;
     final PartialAggregation aggregation;
+    final BatchSink sink;
     long rows;
     long bytes;
     int files;
     int rowGroupsRead;
     int rowGroupsSkipped;
 
-    Worker(PartialAggregation aggregation) {
-      this.aggregation = aggregation;
+    Worker(CompiledQuery query, Scan scan, ScanColumns columns, int bucketColumn) {
+      this.columns = columns;
+      Vector[] vectors = new Vector[scan.schema().columns().size()];
+      for (int i = 0; i < columns.positions().length; i++) {
+        Types.NestedField field = columns.projection().columns().get(i);
+        vectors[columns.positions()[i]] = Vectors.forIceberg(field.type());
+      }
+      this.aggregation =
+          new PartialAggregation(query, vectors, bucketColumn, scan.ranges(), scan.nullBucket());
+      this.sink =
+          new BatchSink() {
+            @Override
+            public Vector[] vectors() {
+              return vectors;
+            }
+
+            @Override
+            public void accept(int n) {
+              aggregation.add(n);
+            }
+          };
+    }
+
+    @Override
+    public void process(FileScanTask task) {
+      files++;
+      bytes += task.length();
+      ParquetBatches.Read read =
+          ParquetBatches.accepts(task) ? ParquetBatches.read(columns, task, sink) : null;
+      if (read == null) {
+        rows += RecordBatches.read(columns, task, sink);
+      } else {
+        rows += read.rows();
+        rowGroupsRead += read.rowGroupsRead();
+        rowGroupsSkipped += read.rowGroupsSkipped();
+      }
     }
 
     void add(Worker other) {
@@ -208,62 +174,6 @@ public final class ViewScan {
       files += other.files;
       rowGroupsRead += other.rowGroupsRead;
       rowGroupsSkipped += other.rowGroupsSkipped;
-    }
-  }
-
-  /**
-   * The helpers of one evaluation: a helper that starts after the caller ran out of work does
-   * nothing, and the caller waits only for helpers that started before.
-   */
-  private static final class Workers {
-    private final List<Worker> done = new ArrayList<>();
-    private Throwable failure;
-    private int running;
-    private boolean closed;
-
-    synchronized boolean join() {
-      if (closed) {
-        return false;
-      }
-      running++;
-      return true;
-    }
-
-    synchronized void finish(Worker worker) {
-      done.add(worker);
-      running--;
-      notifyAll();
-    }
-
-    synchronized void fail(Throwable e) {
-      failure = e;
-      running--;
-      notifyAll();
-    }
-
-    synchronized List<Worker> close() {
-      closed = true;
-      boolean interrupted = false;
-      while (running > 0) {
-        try {
-          wait();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-      if (failure != null) {
-        if (failure instanceof RuntimeException e) {
-          throw e;
-        }
-        if (failure instanceof Error e) {
-          throw e;
-        }
-        throw new IllegalStateException(failure);
-      }
-      return List.copyOf(done);
     }
   }
 }
