@@ -395,6 +395,37 @@ class TargetWritesTest {
   }
 
   @Test
+  void shouldKeepTheMinuteBeforeTheCurrentOneOutOfCompactionForTradesJustPastTheBoundary()
+      throws InvalidViewException {
+    // Given a copy-on-write 1-minute view refreshed minute by minute, compacting any two files
+    ViewDefinition minute = view("ohlcv_1m", OHLCV_1M);
+    ViewRefresher refresher = new ViewRefresher(name -> lake.catalog());
+    for (int m = 30; m <= 32; m++) {
+      lake.append(
+          trades,
+          List.of(
+              lake.trade("AAPL", "2026-04-06T23:" + m + ":01Z", 10.0, 1L, "B"),
+              lake.trade("MSFT", "2026-04-06T23:" + m + ":02Z", 20.0, 2L, "S")));
+      maintain(refresher, minute);
+      if (m == 30) {
+        target(minute).updateProperties().set(TargetCompaction.MIN_INPUT_FILES, "2").commit();
+      }
+    }
+
+    // When a trade stamped in the minute before the current one arrives just after the boundary
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-06T23:31:59.900Z", 11.0, 1L, "B")));
+    RefreshOutcome outcome = maintain(refresher, minute);
+
+    // Then the refresh writes that minute's rows and nothing else: no file holding other minutes
+    // was rewritten
+    Snapshot committed = target(minute).snapshot(outcome.targetSnapshotId());
+    assertThat(Long.parseLong(committed.summary().get("added-records")))
+        .isEqualTo(outcome.rowsWritten())
+        .isEqualTo(2);
+    assertThat(committed.summary().get("deleted-records")).isEqualTo("2");
+  }
+
+  @Test
   void shouldRecordTheRefreshStateAndTrinosFreshnessKeysAndCarryThemThroughCompaction()
       throws Exception {
     // Given a view refreshed once
