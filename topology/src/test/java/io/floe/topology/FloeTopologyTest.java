@@ -6,32 +6,23 @@ import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.schemas.TableCommitted;
-import io.floe.schemas.ViewRecord;
 import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetters;
 import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.StoreNames;
-import io.floe.topology.store.StoredView;
-import io.floe.topology.view.TableName;
-import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.iceberg.Table;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
@@ -47,7 +38,6 @@ import org.junit.jupiter.api.io.TempDir;
 class FloeTopologyTest {
 
   private static final FloeSerdes SERDES = FloeSerdes.singleObject();
-  private static final String EVENTS = "lakekeeper-events";
 
   private static final String OHLCV =
       """
@@ -66,119 +56,54 @@ class FloeTopologyTest {
       """;
 
   @TempDir Path dir;
+  private TopologyHarness floe;
   private IcebergFixture lake;
   private Table trades;
   private TopologyTestDriver driver;
-  private TestInputTopic<String, TableCommitted> commits;
-  private TestInputTopic<String, ViewRecord> views;
-  private TestOutputTopic<String, RefreshEvent> refreshes;
-  private TestOutputTopic<String, byte[]> dlq;
-  private TestInputTopic<String, io.floe.schemas.ViewCommand> requests;
-  private TestInputTopic<String, byte[]> events;
 
   @BeforeEach
   void setUp() throws Exception {
-    lake = IcebergFixture.create(dir);
+    floe =
+        new TopologyHarness(
+            IcebergFixture.create(dir),
+            dir,
+            Runnable::run,
+            Runnable::run,
+            RefreshHooks.NONE,
+            new FloeTopology.Events(List.of(TopologyHarness.EVENTS), "lake"));
+    lake = floe.lake;
+    driver = floe.driver;
     trades = lake.createTrades("market", "trades");
-    RefreshExecutor executor = new RefreshExecutor(new ViewRefresher(this::catalog), Runnable::run);
-    Properties config = new Properties();
-    config.put(StreamsConfig.APPLICATION_ID_CONFIG, "floe-test");
-    config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-    config.put(
-        StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(dir.resolve("state")).toString());
-    driver =
-        new TopologyTestDriver(
-            FloeTopology.build(
-                new FloeTopology.Settings(
-                    FloeTopology.Topics.DEFAULTS,
-                    1,
-                    Duration.ofMillis(200),
-                    Duration.ofMinutes(5),
-                    SERDES,
-                    new FloeTopology.Events(List.of(EVENTS), "lake")),
-                new FloeTopology.Services(
-                    this::catalog, new ViewIndex(), Runnable::run, executor, FloeMetrics.NONE)),
-            config,
-            Instant.parse("2026-04-08T12:00:00Z"));
-    FloeTopology.Topics topics = FloeTopology.Topics.DEFAULTS;
-    commits =
-        driver.createInputTopic(
-            topics.commits(), Serdes.String().serializer(), SERDES.tableCommitted().serializer());
-    views =
-        driver.createInputTopic(
-            topics.views(), Serdes.String().serializer(), SERDES.viewRecord().serializer());
-    refreshes =
-        driver.createOutputTopic(
-            topics.refreshes(),
-            Serdes.String().deserializer(),
-            SERDES.refreshEvent().deserializer());
-    dlq =
-        driver.createOutputTopic(
-            topics.dlq(), Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
-    requests =
-        driver.createInputTopic(
-            topics.requests(), Serdes.String().serializer(), SERDES.viewCommand().serializer());
-    events =
-        driver.createInputTopic(
-            EVENTS, Serdes.String().serializer(), Serdes.ByteArray().serializer());
-  }
-
-  private void request(String view, io.floe.schemas.ViewCommandType command) {
-    requests.pipeInput(
-        view,
-        io.floe.schemas.ViewCommand.newBuilder()
-            .setView(view)
-            .setCommand(command)
-            .setRequestedAt(Instant.EPOCH)
-            .build());
-  }
-
-  private org.apache.iceberg.catalog.Catalog catalog(String name) {
-    if (!name.equals("lake")) {
-      throw new IllegalArgumentException("unknown catalog '" + name + "' (configured: lake)");
-    }
-    return lake.catalog();
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    driver.close();
-    lake.close();
+    floe.close();
+  }
+
+  private void request(String view, io.floe.schemas.ViewCommandType command) {
+    floe.request(view, command);
   }
 
   private void defineView(String name, String query) {
-    ViewDefinition view = ViewDefinition.of(name, query, TableName.parse("lake.analytics." + name));
-    views.pipeInput(name, StoredView.toRecord(view, "api", Instant.EPOCH));
+    floe.define(name, query);
   }
 
   private void announce(String table) {
-    TableName name = TableName.parse(table);
-    commits.pipeInput(
-        table,
-        TableCommitted.newBuilder()
-            .setCatalog(name.catalog())
-            .setNamespace(name.namespace())
-            .setTable(name.table())
-            .setEventTime(Instant.EPOCH)
-            .setProducer("test")
-            .build());
+    floe.announce(table);
   }
 
   /** Lets wall-clock time pass, one tick at a time, so that refreshes start and complete. */
   private void idle(Duration duration) {
-    for (long t = 0; t < duration.toMillis(); t += 200) {
-      driver.advanceWallClockTime(Duration.ofMillis(200));
-    }
+    floe.idle(duration);
   }
 
   private List<RefreshEvent> events() {
-    List<RefreshEvent> events = new ArrayList<>();
-    refreshes.readValuesToList().forEach(events::add);
-    return events;
+    return floe.events();
   }
 
   private Table target(String name) {
-    return lake.load("analytics", name);
+    return floe.target(name);
   }
 
   @Test
@@ -278,7 +203,7 @@ class FloeTopologyTest {
     announce("lake.market.nope");
     announce("warehouse.market.trades");
 
-    List<TestRecord<String, byte[]>> letters = dlq.readRecordsToList();
+    List<TestRecord<String, byte[]>> letters = floe.dlq.readRecordsToList();
 
     assertThat(letters).hasSize(2);
     assertThat(header(letters.get(0), DeadLetters.REASON))
@@ -355,7 +280,7 @@ class FloeTopologyTest {
     // An object store announces the next metadata file before the catalog points at it.
     String next =
         trades.location() + "/metadata/00099-" + java.util.UUID.randomUUID() + ".metadata.json";
-    commits.pipeInput(
+    floe.commits.pipeInput(
         "lake.market.trades",
         TableCommitted.newBuilder()
             .setCatalog("lake")
@@ -391,7 +316,7 @@ class FloeTopologyTest {
     idle(Duration.ofSeconds(1));
     events();
 
-    views.pipeInput("ohlcv_1m", null);
+    floe.views.pipeInput("ohlcv_1m", null);
     idle(Duration.ofSeconds(1));
     lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:07:00Z", 10.0, 5L, "B")));
     announce("lake.market.trades");
@@ -453,7 +378,7 @@ class FloeTopologyTest {
             "ce_namespace",
             namespace)
         .forEach((k, v) -> headers.add(k, v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    events.pipeInput(
+    floe.events.pipeInput(
         new org.apache.kafka.streams.test.TestRecord<>(
             "tabular-id",
             "{\"updates\":[]}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
@@ -480,12 +405,12 @@ class FloeTopologyTest {
 
     // Events that change no data are dropped; records of an unknown format are dead-lettered.
     lakekeeperEvent("dropView", "market", "trades");
-    events.pipeInput(
+    floe.events.pipeInput(
         "k", "{\"hello\":\"world\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
     idle(Duration.ofSeconds(1));
     assertThat(events()).isEmpty();
     List<org.apache.kafka.streams.test.TestRecord<String, byte[]>> letters =
-        dlq.readRecordsToList();
+        floe.dlq.readRecordsToList();
     assertThat(letters).hasSize(1);
     assertThat(
             new String(
@@ -500,10 +425,10 @@ class FloeTopologyTest {
         FloeTopology.build(
                 FloeTopology.Settings.defaults(),
                 new FloeTopology.Services(
-                    this::catalog,
+                    floe::catalog,
                     new ViewIndex(),
                     Runnable::run,
-                    new RefreshExecutor(new ViewRefresher(this::catalog), Runnable::run),
+                    new RefreshExecutor(new ViewRefresher(floe::catalog), Runnable::run),
                     FloeMetrics.NONE))
             .describe()
             .toString();

@@ -52,13 +52,33 @@ final class TopologyHarness implements AutoCloseable {
   final TestOutputTopic<String, RefreshEvent> refreshes;
   final TestOutputTopic<String, byte[]> dlq;
 
+  /** Catalog events read from {@link #EVENTS}, when the harness is built with them. */
+  final TestInputTopic<String, byte[]> events;
+
+  /** The topic of catalog events, as a Lakekeeper (CloudEvents) source publishes them. */
+  static final String EVENTS = "lakekeeper-events";
+
   TopologyHarness(Path dir, Executor io, Executor refreshThreads, RefreshHooks hooks)
       throws Exception {
-    this(IcebergFixture.create(dir), dir, io, refreshThreads, hooks);
+    this(IcebergFixture.create(dir), dir, io, refreshThreads, hooks, FloeTopology.Events.NONE);
   }
 
   TopologyHarness(
       IcebergFixture lake, Path dir, Executor io, Executor refreshThreads, RefreshHooks hooks)
+      throws Exception {
+    this(lake, dir, io, refreshThreads, hooks, FloeTopology.Events.NONE);
+  }
+
+  /**
+   * @param catalogEvents {@link FloeTopology.Events#NONE}, or catalog events on {@link #EVENTS}
+   */
+  TopologyHarness(
+      IcebergFixture lake,
+      Path dir,
+      Executor io,
+      Executor refreshThreads,
+      RefreshHooks hooks,
+      FloeTopology.Events catalogEvents)
       throws Exception {
     this.lake = lake;
     RefreshExecutor executor =
@@ -79,12 +99,7 @@ final class TopologyHarness implements AutoCloseable {
         StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(dir.resolve("state")).toString());
     FloeTopology.Settings settings =
         new FloeTopology.Settings(
-            FloeTopology.Topics.DEFAULTS,
-            1,
-            TICK,
-            Duration.ofMinutes(5),
-            SERDES,
-            FloeTopology.Events.NONE);
+            FloeTopology.Topics.DEFAULTS, 1, TICK, Duration.ofMinutes(5), SERDES, catalogEvents);
     driver =
         new TopologyTestDriver(
             FloeTopology.build(
@@ -110,6 +125,9 @@ final class TopologyHarness implements AutoCloseable {
     dlq =
         driver.createOutputTopic(
             topics.dlq(), Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
+    events =
+        driver.createInputTopic(
+            EVENTS, Serdes.String().serializer(), Serdes.ByteArray().serializer());
   }
 
   Catalog catalog(String name) {
