@@ -7,9 +7,11 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.function.Predicate;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
@@ -90,6 +92,31 @@ public final class IcebergFixture implements AutoCloseable {
   }
 
   /** A trades row with a fresh id. */
+  /**
+   * {@code n} trades of AAPL, MSFT, IBM and ORCL at random times of {@code day} (an ISO date)
+   * between {@code hourFrom} and {@code hourTo} (UTC), with random prices, quantities and sides;
+   * the same {@code random} gives the same trades.
+   */
+  public List<Record> randomTrades(Random random, int n, String day, int hourFrom, int hourTo) {
+    List<Record> rows = new ArrayList<>();
+    String[] symbols = {"AAPL", "MSFT", "IBM", "ORCL"};
+    for (int i = 0; i < n; i++) {
+      int hour = hourFrom + random.nextInt(hourTo - hourFrom);
+      String ts =
+          String.format(
+              "%sT%02d:%02d:%02d.%06dZ",
+              day, hour, random.nextInt(60), random.nextInt(60), random.nextInt(1_000_000));
+      rows.add(
+          trade(
+              symbols[random.nextInt(symbols.length)],
+              ts,
+              Math.round(random.nextDouble() * 20000) / 100.0,
+              (long) random.nextInt(100),
+              random.nextBoolean() ? "B" : "S"));
+    }
+    return rows;
+  }
+
   public Record trade(String symbol, String ts, Double price, Long quantity, String side) {
     GenericRecord record = GenericRecord.create(TRADES);
     record.setField("id", nextId++);

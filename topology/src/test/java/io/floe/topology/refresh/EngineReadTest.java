@@ -162,23 +162,7 @@ class EngineReadTest {
   }
 
   private List<Record> randomTrades(int n, String day, int hourFrom, int hourTo) {
-    List<Record> rows = new ArrayList<>();
-    String[] symbols = {"AAPL", "MSFT", "IBM", "ORCL"};
-    for (int i = 0; i < n; i++) {
-      int hour = hourFrom + random.nextInt(hourTo - hourFrom);
-      String ts =
-          String.format(
-              "%sT%02d:%02d:%02d.%06dZ",
-              day, hour, random.nextInt(60), random.nextInt(60), random.nextInt(1_000_000));
-      rows.add(
-          lake.trade(
-              symbols[random.nextInt(symbols.length)],
-              ts,
-              Math.round(random.nextDouble() * 20000) / 100.0,
-              (long) random.nextInt(100),
-              random.nextBoolean() ? "B" : "S"));
-    }
-    return rows;
+    return lake.randomTrades(random, n, day, hourFrom, hourTo);
   }
 
   private static long deleteFiles(Table table) throws IOException {
