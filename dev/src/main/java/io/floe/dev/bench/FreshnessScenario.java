@@ -73,14 +73,14 @@ final class FreshnessScenario {
             .parameter("windowSeconds", window.toSeconds())
             .parameter("viewRefresh", REFRESH)
             .parameter("pollIntervalSeconds", POLL_INTERVAL.toSeconds());
-    for (Duration interval : commitIntervals) {
-      measure(ctx, interval, window, result);
+    for (int run = 0; run < commitIntervals.size(); run++) {
+      measure(ctx, run, commitIntervals.get(run), window, result);
     }
     return result;
   }
 
   private static void measure(
-      BenchContext ctx, Duration commitInterval, Duration window, ScenarioResult result)
+      BenchContext ctx, int run, Duration commitInterval, Duration window, ScenarioResult result)
       throws Exception {
     String every = "every " + label(commitInterval) + ":";
     String refresh = REFRESH;
@@ -93,7 +93,7 @@ final class FreshnessScenario {
     }
     try (ServiceBench bench =
         ServiceBench.prepare(
-            ctx.dir(NAME + "-" + commitInterval.toMillis() + "ms"),
+            ctx.dir(NAME + "-" + run + "-" + label(commitInterval)),
             yaml.toString(),
             Map.of(FloeConfig.TOPIC_PARTITIONS, "2"))) {
       Table trades =

@@ -39,10 +39,6 @@ final class Lags {
   }
 
   /**
-   * When the target first reflected the source snapshot: the commit time of the first target commit
-   * that completed a refresh of it or of a later snapshot, or empty while none has.
-   */
-  /**
    * When each data-changing source snapshot committed in {@code [from, to]} was reflected in the
    * target: {@code {source commit time, target commit time}}, in commit order; snapshots not yet
    * reflected are left out.
@@ -66,6 +62,10 @@ final class Lags {
     return result;
   }
 
+  /**
+   * When the target first reflected the source snapshot: the commit time of the first target commit
+   * that completed a refresh of it or of a later snapshot, or empty while none has.
+   */
   static OptionalLong reflectedAt(Table source, Table target, long sourceSnapshotId) {
     List<long[]> reflected = reflected(source, target);
     long sequence = source.snapshot(sourceSnapshotId).sequenceNumber();

@@ -360,14 +360,34 @@ final class BucketReplacement {
     List<Object[]> sorted = new ArrayList<>(rows);
     sorted.sort(order);
     List<Run> runs = runs(sorted, bucket, targetRanges.ranges());
-    List<RunWriter> done =
-        SharedWork.drain(runs, RunWriter::new, writers, Math.min(parallelism, runs.size()));
+    @SuppressWarnings("unchecked")
+    List<DataFile>[] byRun = new List[runs.size()];
+    try {
+      SharedWork.drain(
+          runs, () -> new RunWriter(byRun), writers, Math.min(parallelism, runs.size()));
+    } catch (RuntimeException | Error e) {
+      // Every writer has stopped: delete what the runs that finished wrote, or it stays behind.
+      for (List<DataFile> written : byRun) {
+        if (written != null) {
+          written.forEach(file -> deleteQuietly(file.location()));
+        }
+      }
+      throw e;
+    }
     // In the order of the runs, so that a refresh lists its files the same way every time.
-    java.util.TreeMap<Integer, List<DataFile>> byRun = new java.util.TreeMap<>();
-    done.forEach(w -> byRun.putAll(w.files));
     List<DataFile> files = new ArrayList<>();
-    byRun.values().forEach(files::addAll);
+    for (List<DataFile> written : byRun) {
+      files.addAll(written);
+    }
     return files;
+  }
+
+  private void deleteQuietly(String location) {
+    try {
+      target.io().deleteFile(location);
+    } catch (RuntimeException e) {
+      // An orphan file, which orphan-file removal deletes later; the refresh's failure matters.
+    }
   }
 
   /**
@@ -406,9 +426,16 @@ final class BucketReplacement {
     return runs;
   }
 
-  /** Writes the runs a worker takes, each into files of its own. */
+  /**
+   * Writes the runs a worker takes, each into files of its own, and leaves them at the run's index
+   * (each index is written by one worker; {@link SharedWork} publishes them to the caller).
+   */
   private final class RunWriter implements SharedWork.Worker<Run> {
-    final Map<Integer, List<DataFile>> files = new java.util.HashMap<>();
+    final List<DataFile>[] byRun;
+
+    RunWriter(List<DataFile>[] byRun) {
+      this.byRun = byRun;
+    }
 
     @Override
     public void process(Run run) {
@@ -421,9 +448,16 @@ final class BucketReplacement {
         for (Object[] row : run.rows()) {
           writer.writeOutputRow(row);
         }
-        files.put(run.index(), writer.complete());
-      } catch (RuntimeException e) {
-        writer.close();
+        byRun[run.index()] = writer.complete();
+      } catch (RuntimeException | Error e) {
+        try {
+          writer.close();
+        } catch (RuntimeException closing) {
+          e.addSuppressed(closing);
+        }
+        for (DataFile partial : writer.written()) {
+          deleteQuietly(partial.location());
+        }
         throw e;
       }
     }

@@ -107,6 +107,18 @@ final class TargetWriter implements Closeable {
     return rows;
   }
 
+  /**
+   * The files this writer wrote, once closed, to delete after a failure; empty when it could not
+   * close.
+   */
+  List<DataFile> written() {
+    try {
+      return writer.result().dataFiles();
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+  }
+
   /** Closes the open files and returns them. */
   List<DataFile> complete() {
     close();

@@ -28,9 +28,10 @@ public final class SharedWork {
    *
    * @param items processed in this order, as workers free up
    * @param newWorker a worker's state; called on the thread that works with it
-   * @return the workers that processed items, the caller's first
-   * @throws RuntimeException the first failure of any worker, after every started one stopped;
-   *     items not yet taken are then skipped
+   * @return the caller's worker and those of the helpers that started, in that order (a helper that
+   *     found the queue empty returns a worker that processed nothing)
+   * @throws RuntimeException the first failure of any worker (the caller's first, with the helpers'
+   *     suppressed), after every started one stopped; items not yet taken are skipped
    */
   public static <T, W extends Worker<T>> List<W> drain(
       List<T> items, Supplier<W> newWorker, Executor executor, int parallelism) {
@@ -59,7 +60,11 @@ public final class SharedWork {
       mine = work(queue, newWorker);
     } catch (RuntimeException | Error e) {
       queue.clear();
-      helpers.close();
+      try {
+        helpers.close();
+      } catch (RuntimeException | Error helperFailure) {
+        e.addSuppressed(helperFailure);
+      }
       throw e;
     }
     List<W> all = new ArrayList<>();
