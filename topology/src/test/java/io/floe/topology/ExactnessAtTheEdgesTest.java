@@ -6,6 +6,7 @@ import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.schemas.ViewCommandType;
 import io.floe.testing.oracle.OracleAssertions;
+import io.floe.testing.workload.TradeViews;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.refresh.RefreshHooks;
@@ -30,14 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ExactnessAtTheEdgesTest {
 
   private static final String TRADES = "lake.market.trades";
-  private static final String OHLCV =
-      """
-      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
-             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
-             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
-      FROM lake.market.trades
-      GROUP BY symbol, date_trunc('minute', ts)
-      """;
+  private static final String OHLCV = TradeViews.OHLCV_1M;
 
   @TempDir Path dir;
   private TopologyHarness floe;

@@ -8,6 +8,7 @@ import io.floe.schemas.RefreshMode;
 import io.floe.schemas.TableCommitted;
 import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.OracleAssertions;
+import io.floe.testing.workload.TradeViews;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetters;
 import io.floe.topology.refresh.RefreshExecutor;
@@ -39,14 +40,7 @@ class FloeTopologyTest {
 
   private static final FloeSerdes SERDES = FloeSerdes.singleObject();
 
-  private static final String OHLCV =
-      """
-      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
-             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
-             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
-      FROM lake.market.trades
-      GROUP BY symbol, date_trunc('minute', ts)
-      """;
+  private static final String OHLCV = TradeViews.OHLCV_1M;
   private static final String HOURLY =
       """
       SELECT symbol, date_trunc('hour', minute_ts) AS hour_ts, max(high) AS high,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.testing.IcebergFixture;
+import io.floe.testing.workload.TradeViews;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
@@ -30,14 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FloeServiceIT {
 
-  static final String OHLCV_1M =
-      """
-      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
-             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
-             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
-      FROM lake.market.trades
-      GROUP BY symbol, date_trunc('minute', ts)
-      """;
+  static final String OHLCV_1M = TradeViews.OHLCV_1M;
   static final String OHLCV_1H =
       """
       SELECT symbol, date_trunc('hour', minute_ts) AS hour_ts,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.OracleAssertions;
+import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
@@ -32,14 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class IncrementalMaintenanceTest {
 
-  private static final String OHLCV_1M =
-      """
-      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
-             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
-             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
-      FROM lake.market.trades
-      GROUP BY symbol, date_trunc('minute', ts)
-      """;
+  private static final String OHLCV_1M = TradeViews.OHLCV_1M;
   private static final String OHLCV_1H =
       """
       SELECT symbol, date_trunc('hour', minute_ts) AS hour_ts,

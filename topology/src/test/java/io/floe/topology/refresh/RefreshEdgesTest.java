@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.OracleAssertions;
+import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
@@ -39,14 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The refresh protocol at its edges, against a real catalog and the oracle. */
 class RefreshEdgesTest {
 
-  private static final String OHLCV =
-      """
-      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
-             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
-             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
-      FROM lake.market.trades
-      GROUP BY symbol, date_trunc('minute', ts)
-      """;
+  private static final String OHLCV = TradeViews.OHLCV_1M;
 
   @TempDir Path dir;
   private IcebergFixture lake;

@@ -3,6 +3,7 @@ package io.floe.topology.view.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.Granularity;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
@@ -17,14 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Structural rules of view queries: what the parser derives and what it rejects, and where. */
 class ViewQueryParserTest {
 
-  private static final String OHLCV =
-      """
-      SELECT symbol, date_trunc('minute', ts) AS minute_ts,
-             min_by(price, ts) AS open, max(price) AS high, min(price) AS low,
-             max_by(price, ts) AS close, sum(quantity) AS volume, count(*) AS trade_count
-      FROM lake.market.trades
-      GROUP BY symbol, date_trunc('minute', ts)
-      """;
+  private static final String OHLCV = TradeViews.OHLCV_1M;
 
   @Test
   void shouldDeriveSourceBucketAndKeysOfTheOhlcvView() throws InvalidViewException {
