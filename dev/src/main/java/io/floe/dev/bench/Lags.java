@@ -20,20 +20,9 @@ final class Lags {
 
   /** The lag in milliseconds of every source snapshot committed in {@code [from, to]}. */
   static List<Long> of(Table source, Table target, long from, long to) {
-    List<long[]> reflected = reflected(source, target);
     List<Long> lags = new ArrayList<>();
-    for (Snapshot s : source.snapshots()) {
-      if (DataOperations.REPLACE.equals(s.operation())
-          || s.timestampMillis() < from
-          || s.timestampMillis() > to) {
-        continue;
-      }
-      for (long[] r : reflected) {
-        if (r[1] >= s.sequenceNumber()) {
-          lags.add(Math.max(0, r[0] - s.timestampMillis()));
-          break;
-        }
-      }
+    for (long[] r : reflections(source, target, from, to)) {
+      lags.add(Math.max(0, r[1] - r[0]));
     }
     return lags;
   }

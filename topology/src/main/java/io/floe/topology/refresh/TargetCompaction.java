@@ -2,6 +2,7 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.view.CompiledView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -117,8 +118,8 @@ final class TargetCompaction {
   /**
    * Compacts the target if one of its partitions needs it; returns what was done, or null.
    *
-   * @param hot the buckets the refresh just recomputed, as the target stores them; their files stay
-   *     out under copy-on-write (null: none)
+   * @param hot the buckets whose files stay out under copy-on-write, as the target stores them
+   *     ({@link #hotBuckets}; null: none)
    * @param refreshId the refresh that ran it, recorded as {@value #COMPACTION_AFTER}
    */
   static RefreshOutcome.Compaction afterRefresh(
@@ -310,6 +311,24 @@ final class TargetCompaction {
       return null;
     }
     return target.schema().findField(order.fields().get(0).sourceId());
+  }
+
+  /**
+   * The buckets whose files compaction leaves alone under copy-on-write, as the target stores them,
+   * after a refresh that recomputed {@code recomputed} (in the source's units): the recomputed ones
+   * and the bucket before each run of them. A source that commits into its newest bucket still
+   * commits into the one before for a moment after a bucket boundary (trades stamped just before
+   * it); were that bucket's small file merged into a large one at once, that moment's refresh would
+   * rewrite the large file.
+   */
+  static BucketRangeSet hotBuckets(Bucketing bucketing, BucketRangeSet recomputed) {
+    List<BucketRange> ranges = new ArrayList<>();
+    for (BucketRange range : recomputed.ranges()) {
+      long start = range.start();
+      long before = start == Long.MIN_VALUE ? start : bucketing.floor(start - 1);
+      ranges.add(bucketing.columnType().toTargetRange(new BucketRange(before, range.end())));
+    }
+    return BucketRangeSet.of(ranges);
   }
 
   private static boolean isHot(DataFile file, Types.NestedField bucket, BucketRangeSet hot) {

@@ -193,7 +193,8 @@ public final class ViewRefresher {
             outcome,
             recompute.mode() == RefreshOutcome.Mode.FULL
                 ? null
-                : run.hotBuckets(recompute.dirty()));
+                : TargetCompaction.hotBuckets(
+                    bound.plan().bucketing(), recompute.dirty().ranges()));
       } catch (CommitGuard.SupersededException e) {
         return outcomes.skipped(RefreshOutcome.Status.TARGET_AHEAD, e.getMessage());
       } catch (CommitGuard.BookmarkMovedException e) {
@@ -210,7 +211,7 @@ public final class ViewRefresher {
    * The target's upkeep after a committed refresh, in the view's slot: compaction, then snapshot
    * expiry. Neither fails the refresh.
    *
-   * @param hot the buckets just recomputed, as the target stores them, or null
+   * @param hot the buckets whose files compaction leaves alone, as the target stores them, or null
    */
   private RefreshOutcome maintain(
       Table target, CompiledView view, RefreshOutcome outcome, BucketRangeSet hot) {
@@ -590,25 +591,6 @@ public final class ViewRefresher {
           target.uuid().toString(),
           metadataLocation(target),
           null);
-    }
-
-    /**
-     * The buckets whose files compaction leaves alone, as the target stores them: the recomputed
-     * ones and the bucket before each run of them. A source that commits into its newest bucket
-     * still commits into the one before for a moment after a bucket boundary (trades stamped just
-     * before it); were that bucket's small file merged into a large one at once, that moment's
-     * refresh would rewrite the large file.
-     */
-    BucketRangeSet hotBuckets(DirtyBuckets dirty) {
-      List<io.floe.topology.bucket.BucketRange> ranges = new java.util.ArrayList<>();
-      for (io.floe.topology.bucket.BucketRange range : dirty.ranges().ranges()) {
-        long start = range.start();
-        long before =
-            start == Long.MIN_VALUE ? start : Math.min(start, plan.bucketing().floor(start - 1));
-        ranges.add(
-            bucketType.toTargetRange(new io.floe.topology.bucket.BucketRange(before, range.end())));
-      }
-      return BucketRangeSet.of(ranges);
     }
   }
 }
