@@ -167,32 +167,38 @@ final class ParquetBatches {
       long firstPosition,
       PositionDeleteIndex deleted,
       BatchSink sink) {
-    ColumnReadStoreImpl store =
-        new ColumnReadStoreImpl(pages, root, requested, reader.getFileMetaData().getCreatedBy());
     List<ColumnDescriptor> descriptors = requested.getColumns();
-    ColumnReader[] readers = new ColumnReader[descriptors.size()];
-    for (int c = 0; c < readers.length; c++) {
-      readers[c] = store.getColumnReader(descriptors.get(c));
-    }
-    long total = pages.getRowCount();
     // With pages skipped, the rows that remain and their indexes in the row group.
     java.util.PrimitiveIterator.OfLong indexes = pages.getRowIndexes().orElse(null);
+    ParquetPages[] whole = null;
+    ColumnReader[] readers = null;
+    if (indexes == null) {
+      whole = new ParquetPages[descriptors.size()];
+      for (int c = 0; c < whole.length; c++) {
+        whole[c] =
+            new ParquetPages(
+                pages.getPageReader(descriptors.get(c)), descriptors.get(c), converters[c].vector);
+      }
+    } else {
+      ColumnReadStoreImpl store =
+          new ColumnReadStoreImpl(pages, root, requested, reader.getFileMetaData().getCreatedBy());
+      readers = new ColumnReader[descriptors.size()];
+      for (int c = 0; c < readers.length; c++) {
+        readers[c] = store.getColumnReader(descriptors.get(c));
+      }
+    }
+    long total = pages.getRowCount();
     long[] positions = deleted == null ? null : new long[Vectors.BATCH];
     long live = 0;
     for (long done = 0; done < total; ) {
       int n = (int) Math.min(Vectors.BATCH, total - done);
-      for (int c = 0; c < readers.length; c++) {
-        ColumnReader column = readers[c];
-        ValueConverter converter = converters[c];
-        int defined = column.getDescriptor().getMaxDefinitionLevel();
-        for (int i = 0; i < n; i++) {
-          if (column.getCurrentDefinitionLevel() == defined) {
-            converter.row = i;
-            column.writeCurrentValueToConverter();
-          } else {
-            converter.vector.setNull(i);
-          }
-          column.consume();
+      if (whole != null) {
+        for (ParquetPages column : whole) {
+          column.read(n);
+        }
+      } else {
+        for (int c = 0; c < readers.length; c++) {
+          readValues(readers[c], converters[c], n);
         }
       }
       int kept = n;
@@ -221,10 +227,20 @@ final class ParquetBatches {
     return live;
   }
 
-  /**
-   * Opens a file with the page filter of the recompute's buckets, reading the footer once: the
-   * filter needs the file's name of the bucket column, which only the footer knows.
-   */
+  /** Decodes the next {@code n} values of a column through Parquet's column reader. */
+  private static void readValues(ColumnReader column, ValueConverter converter, int n) {
+    int defined = column.getDescriptor().getMaxDefinitionLevel();
+    for (int i = 0; i < n; i++) {
+      if (column.getCurrentDefinitionLevel() == defined) {
+        converter.row = i;
+        column.writeCurrentValueToConverter();
+      } else {
+        converter.vector.setNull(i);
+      }
+      column.consume();
+    }
+  }
+
   /**
    * Read options over a plain configuration: the default builder creates a Hadoop configuration,
    * which parses Hadoop's XML defaults again for every file (it was most of a small refresh).
@@ -233,6 +249,10 @@ final class ParquetBatches {
     return ParquetReadOptions.builder(new PlainParquetConfiguration());
   }
 
+  /**
+   * Opens a file with the page filter of the recompute's buckets, reading the footer once: the
+   * filter needs the file's name of the bucket column, which only the footer knows.
+   */
   private static ParquetFileReader open(org.apache.parquet.io.InputFile file, ScanColumns columns)
       throws IOException {
     org.apache.parquet.io.SeekableInputStream stream = file.newStream();

@@ -119,21 +119,28 @@ class ViewScanTest {
 
   /** Rows with nulls in every optional column, over a few days, in several files. */
   private Table typesTable(String bucketType) {
+    return typesTable(bucketType, Map.of(), 500);
+  }
+
+  /** The same with table properties of the writer, and {@code rows} rows per file. */
+  private Table typesTable(String bucketType, Map<String, String> properties, int rows) {
     Type type = bucketType(bucketType);
     Schema schema = typesSchema(type);
+    Map<String, String> all = new java.util.HashMap<>(properties);
     // Nanosecond timestamps need format v3.
+    all.put("format-version", type.typeId() == Type.TypeID.TIMESTAMP_NANO ? "3" : "2");
     Table table =
         lake.catalog()
             .createTable(
                 TableIdentifier.of("market", "types_" + bucketType),
                 schema,
                 PartitionSpec.unpartitioned(),
-                Map.of("format-version", type.typeId() == Type.TypeID.TIMESTAMP_NANO ? "3" : "2"));
+                all);
     Random random = new Random(7);
     long id = 0;
     for (int file = 0; file < 4; file++) {
       List<Record> records = new ArrayList<>();
-      for (int r = 0; r < 500; r++) {
+      for (int r = 0; r < rows; r++) {
         GenericRecord record = GenericRecord.create(schema);
         record.setField("id", id++);
         record.setField("b", nullOr(random, bucketValue(type, random.nextInt(3 * 1440))));
@@ -177,6 +184,54 @@ class ViewScanTest {
     ViewScan.Result result = assertSameRows(table, query, BucketRangeSet.of(all()), true, 2);
 
     assertThat(result.stats().rowGroupsRead()).as("row groups read directly").isEqualTo(4);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"v1", "v2"})
+  void shouldDecodeManyPagesOfEachVersionAndDictionariesThatFallBackToOtherEncodings(
+      String pageVersion) throws InvalidViewException, IOException {
+    // Small pages and dictionaries: many pages per column chunk, dictionary-encoded ones followed
+    // by
+    // plain or delta-encoded ones once the dictionary is full, as in a high-cardinality column.
+    Table table =
+        typesTable(
+            "timestamptz",
+            Map.of(
+                "write.parquet.page-version", pageVersion,
+                "write.parquet.page-row-limit", "300",
+                "write.parquet.dict-size-bytes", "256"),
+            3000);
+    String query =
+        "SELECT s, date_trunc('day', b) AS day_b, count(*) AS n, sum(i) AS si, sum(l) AS sl,"
+            + " sum(d) AS sd, min(f) AS minf, max(t) AS maxt, max(dt) AS maxdt,"
+            + " min_by(d, b) AS first_d, count_if(flag) AS nflag FROM lake.market.t GROUP BY 1, 2";
+
+    ViewScan.Result result = assertSameRows(table, query, BucketRangeSet.of(all()), true, 2);
+
+    assertThat(result.stats().rowGroupsRead()).as("row groups read directly").isEqualTo(4);
+    java.util.Set<org.apache.parquet.column.Encoding> encodings = new java.util.HashSet<>();
+    for (FileScanTask task : table.newScan().planFiles()) {
+      try (org.apache.parquet.hadoop.ParquetFileReader reader =
+          org.apache.parquet.hadoop.ParquetFileReader.open(
+              new org.apache.parquet.io.LocalInputFile(localPath(task.file().location())))) {
+        for (var block : reader.getFooter().getBlocks()) {
+          for (var chunk : block.getColumns()) {
+            encodings.addAll(chunk.getEncodings());
+          }
+        }
+      }
+    }
+    assertThat(encodings)
+        .as("encodings of the files")
+        .containsAll(
+            pageVersion.equals("v1")
+                ? List.of(
+                    org.apache.parquet.column.Encoding.PLAIN_DICTIONARY,
+                    org.apache.parquet.column.Encoding.PLAIN)
+                : List.of(
+                    org.apache.parquet.column.Encoding.RLE_DICTIONARY,
+                    org.apache.parquet.column.Encoding.DELTA_BINARY_PACKED,
+                    org.apache.parquet.column.Encoding.PLAIN));
   }
 
   @Test
@@ -331,6 +386,12 @@ class ViewScanTest {
       records.add(r);
     }
     return records;
+  }
+
+  private static Path localPath(String location) {
+    return location.startsWith("file:")
+        ? Path.of(java.net.URI.create(location))
+        : Path.of(location);
   }
 
   private static long micros(LocalDateTime at) {

@@ -1,0 +1,342 @@
+package io.floe.topology.refresh.eval;
+
+import io.floe.topology.refresh.eval.Vectors.DoubleVector;
+import io.floe.topology.refresh.eval.Vectors.LongVector;
+import io.floe.topology.refresh.eval.Vectors.Vector;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.apache.parquet.bytes.ByteBufferInputStream;
+import org.apache.parquet.bytes.BytesUtils;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.ValuesType;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DataPageV2;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.column.values.ValuesReader;
+import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * Decodes one flat column chunk of a row group read whole, a page at a time, into batch vectors:
+ * the definition levels of a run of rows first, then their values in one typed loop. Parquet's own
+ * decoders do the decoding (levels, dictionary ids, any encoding); what this adds is that values go
+ * straight into primitive arrays, with no per-value converter call or column-reader state machine,
+ * which was most of a full refresh's time. Plain-encoded numbers are read from the page's bytes
+ * directly; dictionary entries are decoded once per column chunk into the vector's representation.
+ *
+ * <p>Only for row groups whose pages are all read: with pages skipped by the column index, the
+ * columns' pages no longer line up by row, and {@link ParquetBatches} uses Parquet's column
+ * readers.
+ */
+final class ParquetPages {
+
+  private final PageReader pages;
+  private final ColumnDescriptor descriptor;
+  private final PrimitiveTypeName physical;
+  private final Vector vector;
+  private final int maxDefinition;
+  private final int[] definitions = new int[Vectors.BATCH];
+
+  /** The column chunk's dictionary, decoded into the vector's representation, or null. */
+  private Object decodedDictionary;
+
+  private Dictionary dictionary;
+
+  /** Values left in the current page, and the page's decoders. */
+  private int left;
+
+  private Levels levels;
+  private Values values;
+
+  ParquetPages(PageReader pages, ColumnDescriptor descriptor, Vector vector) {
+    this.pages = pages;
+    this.descriptor = descriptor;
+    this.physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
+    this.vector = vector;
+    this.maxDefinition = descriptor.getMaxDefinitionLevel();
+    DictionaryPage page = pages.readDictionaryPage();
+    if (page != null) {
+      try {
+        dictionary = page.getEncoding().initDictionary(descriptor, page);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** Decodes the next {@code n} rows of the column into rows {@code [0, n)} of the vector. */
+  void read(int n) {
+    for (int done = 0; done < n; ) {
+      if (left == 0) {
+        nextPage();
+      }
+      int m = Math.min(left, n - done);
+      int[] defined = null;
+      if (maxDefinition > 0) {
+        levels.read(definitions, m);
+        defined = definitions;
+      }
+      values.read(defined, maxDefinition, done, m);
+      left -= m;
+      done += m;
+    }
+  }
+
+  private void nextPage() {
+    DataPage page = pages.readPage();
+    if (page == null) {
+      throw new IllegalStateException("Column " + descriptor + " ends before its row group");
+    }
+    try {
+      if (page instanceof DataPageV1 v1) {
+        ByteBufferInputStream in = v1.getBytes().toInputStream();
+        v1.getRlEncoding()
+            .getValuesReader(descriptor, ValuesType.REPETITION_LEVEL)
+            .initFromPage(v1.getValueCount(), in);
+        ValuesReader definitionReader =
+            v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
+        definitionReader.initFromPage(v1.getValueCount(), in);
+        levels = Levels.of(definitionReader);
+        values = values(v1.getValueEncoding(), v1.getValueCount(), in);
+      } else {
+        DataPageV2 v2 = (DataPageV2) page;
+        levels =
+            Levels.of(
+                new RunLengthBitPackingHybridDecoder(
+                    BytesUtils.getWidthFromMaxInt(maxDefinition),
+                    v2.getDefinitionLevels().toInputStream()));
+        values = values(v2.getDataEncoding(), v2.getValueCount(), v2.getData().toInputStream());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot decode a page of " + descriptor, e);
+    }
+    left = page.getValueCount();
+  }
+
+  private Values values(Encoding encoding, int count, ByteBufferInputStream in) throws IOException {
+    if (encoding.usesDictionary()) {
+      if (dictionary == null) {
+        throw new IllegalStateException("Column " + descriptor + " has no dictionary page");
+      }
+      ValuesReader ids =
+          encoding.getDictionaryBasedValuesReader(descriptor, ValuesType.VALUES, dictionary);
+      ids.initFromPage(count, in);
+      return dictionaryValues(ids);
+    }
+    if (encoding == Encoding.PLAIN
+        && (vector instanceof LongVector || vector instanceof DoubleVector)
+        && physical != PrimitiveTypeName.BOOLEAN) {
+      ByteBuffer bytes = in.slice(in.available()).order(ByteOrder.LITTLE_ENDIAN);
+      return plainValues(bytes);
+    }
+    ValuesReader reader = encoding.getValuesReader(descriptor, ValuesType.VALUES);
+    reader.initFromPage(count, in);
+    return genericValues(reader);
+  }
+
+  private Values plainValues(ByteBuffer bytes) {
+    if (vector instanceof LongVector longs) {
+      boolean ints = physical == PrimitiveTypeName.INT32;
+      return (defined, max, offset, m) -> {
+        long[] out = longs.values;
+        boolean[] nulls = longs.nulls;
+        for (int i = 0; i < m; i++) {
+          int row = offset + i;
+          if (defined == null || defined[i] == max) {
+            out[row] = ints ? bytes.getInt() : bytes.getLong();
+            nulls[row] = false;
+          } else {
+            nulls[row] = true;
+          }
+        }
+      };
+    }
+    DoubleVector doubles = (DoubleVector) vector;
+    boolean floats = physical == PrimitiveTypeName.FLOAT;
+    return (defined, max, offset, m) -> {
+      double[] out = doubles.values;
+      boolean[] nulls = doubles.nulls;
+      for (int i = 0; i < m; i++) {
+        int row = offset + i;
+        if (defined == null || defined[i] == max) {
+          out[row] = floats ? bytes.getFloat() : bytes.getDouble();
+          nulls[row] = false;
+        } else {
+          nulls[row] = true;
+        }
+      }
+    };
+  }
+
+  private Values dictionaryValues(ValuesReader ids) {
+    if (decodedDictionary == null) {
+      decodedDictionary = decode(dictionary);
+    }
+    if (vector instanceof LongVector longs) {
+      long[] entries = (long[]) decodedDictionary;
+      return (defined, max, offset, m) -> {
+        long[] out = longs.values;
+        boolean[] nulls = longs.nulls;
+        for (int i = 0; i < m; i++) {
+          int row = offset + i;
+          if (defined == null || defined[i] == max) {
+            out[row] = entries[ids.readValueDictionaryId()];
+            nulls[row] = false;
+          } else {
+            nulls[row] = true;
+          }
+        }
+      };
+    }
+    if (vector instanceof DoubleVector doubles) {
+      double[] entries = (double[]) decodedDictionary;
+      return (defined, max, offset, m) -> {
+        double[] out = doubles.values;
+        boolean[] nulls = doubles.nulls;
+        for (int i = 0; i < m; i++) {
+          int row = offset + i;
+          if (defined == null || defined[i] == max) {
+            out[row] = entries[ids.readValueDictionaryId()];
+            nulls[row] = false;
+          } else {
+            nulls[row] = true;
+          }
+        }
+      };
+    }
+    // One instance per dictionary entry, shared by every row that holds it.
+    Object[] entries = (Object[]) decodedDictionary;
+    return (defined, max, offset, m) -> {
+      for (int i = 0; i < m; i++) {
+        vector.set(
+            offset + i,
+            defined == null || defined[i] == max ? entries[ids.readValueDictionaryId()] : null);
+      }
+    };
+  }
+
+  /** The dictionary's entries in the vector's representation. */
+  private Object decode(Dictionary dictionary) {
+    int size = dictionary.getMaxId() + 1;
+    if (vector instanceof LongVector) {
+      long[] entries = new long[size];
+      for (int id = 0; id < size; id++) {
+        entries[id] =
+            physical == PrimitiveTypeName.INT32
+                ? dictionary.decodeToInt(id)
+                : dictionary.decodeToLong(id);
+      }
+      return entries;
+    }
+    if (vector instanceof DoubleVector) {
+      double[] entries = new double[size];
+      for (int id = 0; id < size; id++) {
+        entries[id] =
+            physical == PrimitiveTypeName.FLOAT
+                ? dictionary.decodeToFloat(id)
+                : dictionary.decodeToDouble(id);
+      }
+      return entries;
+    }
+    Object[] entries = new Object[size];
+    for (int id = 0; id < size; id++) {
+      entries[id] =
+          switch (physical) {
+            case BOOLEAN -> dictionary.decodeToBoolean(id);
+            case FLOAT -> dictionary.decodeToFloat(id);
+            case BINARY -> dictionary.decodeToBinary(id).toStringUsingUTF8();
+            default -> throw new IllegalStateException("No dictionary decoding of " + physical);
+          };
+    }
+    return entries;
+  }
+
+  /** Any other encoding, a value at a time through Parquet's reader of it. */
+  private Values genericValues(ValuesReader reader) {
+    if (vector instanceof LongVector longs) {
+      boolean ints = physical == PrimitiveTypeName.INT32;
+      return (defined, max, offset, m) -> {
+        for (int i = 0; i < m; i++) {
+          int row = offset + i;
+          if (defined == null || defined[i] == max) {
+            longs.set(row, ints ? reader.readInteger() : reader.readLong());
+          } else {
+            longs.setNull(row);
+          }
+        }
+      };
+    }
+    if (vector instanceof DoubleVector doubles) {
+      boolean floats = physical == PrimitiveTypeName.FLOAT;
+      return (defined, max, offset, m) -> {
+        for (int i = 0; i < m; i++) {
+          int row = offset + i;
+          if (defined == null || defined[i] == max) {
+            doubles.set(row, floats ? reader.readFloat() : reader.readDouble());
+          } else {
+            doubles.setNull(row);
+          }
+        }
+      };
+    }
+    return (defined, max, offset, m) -> {
+      for (int i = 0; i < m; i++) {
+        int row = offset + i;
+        if (defined == null || defined[i] == max) {
+          vector.set(
+              row,
+              switch (physical) {
+                case BOOLEAN -> reader.readBoolean();
+                case FLOAT -> reader.readFloat();
+                case BINARY -> reader.readBytes().toStringUsingUTF8();
+                default -> throw new IllegalStateException("No decoding of " + physical);
+              });
+        } else {
+          vector.setNull(row);
+        }
+      }
+    };
+  }
+
+  /** Writes {@code m} rows' values, starting at row {@code offset}, from the current page. */
+  @FunctionalInterface
+  private interface Values {
+    /**
+     * @param defined the rows' definition levels, or null when the column is required
+     * @param max the level of a defined value
+     */
+    void read(int[] defined, int max, int offset, int m);
+  }
+
+  /** The definition levels of the current page. */
+  @FunctionalInterface
+  private interface Levels {
+    void read(int[] into, int m);
+
+    static Levels of(ValuesReader reader) {
+      return (into, m) -> {
+        for (int i = 0; i < m; i++) {
+          into[i] = reader.readInteger();
+        }
+      };
+    }
+
+    static Levels of(RunLengthBitPackingHybridDecoder decoder) {
+      return (into, m) -> {
+        try {
+          for (int i = 0; i < m; i++) {
+            into[i] = decoder.readInt();
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      };
+    }
+  }
+}
