@@ -148,7 +148,7 @@ final class BackfillScenario {
   }
 
   /** The view, the same in the bench's process and in Floe's. */
-  private static ViewDefinition view() {
+  static ViewDefinition view() {
     return ViewDefinition.of("ohlcv_1m", QUERY, TableName.parse("lake.analytics.ohlcv_1m"));
   }
 

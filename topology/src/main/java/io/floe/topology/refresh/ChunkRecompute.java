@@ -33,6 +33,8 @@ final class ChunkRecompute {
    * @param rowsWritten recomputed rows written
    * @param rowsReplaced target rows of the chunk's buckets replaced
    * @param read what reading the source cost
+   * @param computeNanos the time spent reading the source and aggregating it
+   * @param writeNanos the time spent writing the target's files
    */
   record Written(
       Snapshot startingTarget,
@@ -41,7 +43,9 @@ final class ChunkRecompute {
       List<DeleteFile> deletes,
       long rowsWritten,
       long rowsReplaced,
-      ViewScan.Stats read) {}
+      ViewScan.Stats read,
+      long computeNanos,
+      long writeNanos) {}
 
   private final Table source;
   private final Snapshot snapshot;
@@ -92,6 +96,7 @@ final class ChunkRecompute {
     Snapshot startingTarget = target.currentSnapshot();
 
     // 1. Recompute the chunk's buckets from the pinned source snapshot.
+    long start = System.nanoTime();
     Expression sourceFilter =
         BucketFilters.of(plan.bucketColumn(), bucketType, chunk.ranges(), chunk.nullBucket());
     ViewScan.Result recomputed =
@@ -123,6 +128,7 @@ final class ChunkRecompute {
                 plan.outputSchema(), target.schema(), query.decomposition().orElseThrow(), rows);
 
     // 2. Replace the target rows of those buckets, copy-on-write or merge-on-read.
+    long computed = System.nanoTime();
     BucketReplacement.Result replaced =
         new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM)
             .replace(chunk, rows, delta, startingTarget != null);
@@ -133,7 +139,9 @@ final class ChunkRecompute {
         replaced.deletes(),
         replaced.rowsWritten(),
         replaced.rowsReplaced(),
-        stats);
+        stats,
+        computed - start,
+        System.nanoTime() - computed);
   }
 
   private int outputPosition(String column) {

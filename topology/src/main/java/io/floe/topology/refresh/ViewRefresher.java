@@ -525,6 +525,7 @@ public final class ViewRefresher {
         } else {
           summary.putAll(EngineMetadata.halfApplied());
         }
+        long commitStart = System.nanoTime();
         long committed =
             GuardedCommit.commit(
                 target,
@@ -538,6 +539,7 @@ public final class ViewRefresher {
                     new CommitGuard(expected, view.name(), view.revision()),
                     updates,
                     removals));
+        long commitNanos = System.nanoTime() - commitStart;
         hooks.committed(view.name(), chunkId.toString());
         targetSnapshotId = committed;
         expectedProgress = nextProgress;
@@ -550,7 +552,8 @@ public final class ViewRefresher {
         chunksCommitted++;
         LOG.info(
             "Committed {} of view {} ({}): target snapshot {}, source snapshot {}, buckets {},"
-                + " rows written {}, replaced {}, source rows read {}",
+                + " rows written {}, replaced {}, source rows read {} (read and aggregate {} ms,"
+                + " write {} ms, commit {} ms)",
             chunkId,
             view.name(),
             recompute.mode().label(),
@@ -559,7 +562,10 @@ public final class ViewRefresher {
             chunk.ranges() + (chunk.nullBucket() ? " + null" : ""),
             written.rowsWritten(),
             written.rowsReplaced(),
-            written.read().rowsRead());
+            written.read().rowsRead(),
+            written.computeNanos() / 1_000_000,
+            written.writeNanos() / 1_000_000,
+            commitNanos / 1_000_000);
         bucketsDone += chunk.buckets();
         if (chunks.size() > 1) {
           Progress now = new Progress(i + 1, chunks.size(), bucketsDone, buckets);
