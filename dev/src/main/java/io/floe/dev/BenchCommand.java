@@ -53,7 +53,8 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "NAME",
       description =
           "Run only these scenarios: late-data, refresh-cost, backfill, first-run, freshness,"
-              + " many-views, target-write (default: all).")
+              + " many-views, target-write, readers (default: all but readers, which compares"
+              + " Parquet readers and engines for a full refresh and runs only when named).")
   List<String> scenarios;
 
   @Option(

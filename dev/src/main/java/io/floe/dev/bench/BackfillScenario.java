@@ -10,18 +10,14 @@ import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.io.IOException;
-import java.io.Reader;
-import java.io.Writer;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -36,10 +32,13 @@ import org.apache.iceberg.catalog.TableIdentifier;
 final class BackfillScenario {
 
   static final String NAME = "backfill";
-  private static final String QUERY =
+
+  /** The 1-minute OHLCV view over {@code lake.market.trades}. */
+  static final String QUERY =
       "SELECT symbol, date_trunc('minute', ts) AS minute_ts, min_by(price, ts) AS open,"
           + " max(price) AS high, min(price) AS low, max_by(price, ts) AS close,"
           + " sum(quantity) AS volume, count(*) AS trades FROM lake.market.trades GROUP BY 1, 2";
+
   private static final Instant FIRST_DAY = Instant.parse("2026-03-01T00:00:00Z");
   private static final int BATCH = 250_000;
 
@@ -77,19 +76,8 @@ final class BackfillScenario {
             .parameter("floeJvmHeap", "-Xmx" + FLOE_HEAP);
     Path dir = ctx.dir(NAME);
     try (BenchLake lake = new BenchLake(dir)) {
-      Table trades = lake.createTrades("trades", Trades.BY_DAY);
-      Trades generator = new Trades(3);
-      long perDay = rows / days;
       ctx.progress(NAME, "writing " + rows + " trades over " + days + " days");
-      for (int d = 0; d < days; d++) {
-        Instant day = FIRST_DAY.plus(Duration.ofDays(d));
-        for (long written = 0; written < perDay; written += BATCH) {
-          int n = (int) Math.min(BATCH, perDay - written);
-          Instant from = day.plus(Duration.ofMillis(86_400_000L * written / perDay));
-          Instant to = day.plus(Duration.ofMillis(86_400_000L * (written + n) / perDay));
-          TableWrites.append(trades, generator.between(from, to, n));
-        }
-      }
+      Table trades = writeTrades(lake, rows, days);
       long snapshot = trades.currentSnapshot().snapshotId();
       Table warmup = lake.createTrades(WARMUP_SOURCE, Trades.BY_DAY);
       TableWrites.append(
@@ -147,6 +135,27 @@ final class BackfillScenario {
     return result;
   }
 
+  /**
+   * The backfill's source: {@code rows} trades (seed 3) spread evenly over {@code days} days from 1
+   * March 2026, in table {@code market.trades} partitioned by day, appended a day at a time in
+   * commits of at most {@value #BATCH} rows.
+   */
+  static Table writeTrades(BenchLake lake, long rows, int days) {
+    Table trades = lake.createTrades("trades", Trades.BY_DAY);
+    Trades generator = new Trades(3);
+    long perDay = rows / days;
+    for (int d = 0; d < days; d++) {
+      Instant day = FIRST_DAY.plus(Duration.ofDays(d));
+      for (long written = 0; written < perDay; written += BATCH) {
+        int n = (int) Math.min(BATCH, perDay - written);
+        Instant from = day.plus(Duration.ofMillis(86_400_000L * written / perDay));
+        Instant to = day.plus(Duration.ofMillis(86_400_000L * (written + n) / perDay));
+        TableWrites.append(trades, generator.between(from, to, n));
+      }
+    }
+    return trades;
+  }
+
   /** The view, the same in the bench's process and in Floe's. */
   static ViewDefinition view() {
     return ViewDefinition.of("ohlcv_1m", QUERY, TableName.parse("lake.analytics.ohlcv_1m"));
@@ -174,45 +183,15 @@ final class BackfillScenario {
      * BackfillScenario#FLOE_HEAP} heap; returns what it measured.
      */
     static Properties fork(Path dir, long snapshot) throws IOException, InterruptedException {
-      Path out = dir.resolve("floe-side.properties");
-      Path log = dir.resolve("floe-side.log");
-      Files.deleteIfExists(out);
-      Process process =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-Xmx" + FLOE_HEAP,
-                  "-XX:+ExitOnOutOfMemoryError",
-                  "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  FloeSide.class.getName(),
-                  dir.toString(),
-                  Long.toString(snapshot),
-                  out.toString())
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
-      if (!process.waitFor(FLOE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.destroyForcibly().waitFor();
-        throw new IllegalStateException(
-            "Floe's side of the backfill did not finish within " + FLOE_TIMEOUT + "; see " + log);
-      }
-      if (process.exitValue() != 0 || !Files.exists(out)) {
-        throw new IllegalStateException(
-            "Floe's side of the backfill failed in a -Xmx"
-                + FLOE_HEAP
-                + " JVM with exit code "
-                + process.exitValue()
-                + " (3 is an OutOfMemoryError); last lines of "
-                + log
-                + ":\n"
-                + tail(log, 20));
-      }
-      Properties measured = new Properties();
-      try (Reader reader = Files.newBufferedReader(out)) {
-        measured.load(reader);
-      }
-      return measured;
+      return ChildJvm.run(
+          "Floe's side of the backfill",
+          FloeSide.class,
+          dir,
+          "floe-side",
+          List.of("-Xmx" + FLOE_HEAP, "-XX:+ExitOnOutOfMemoryError"),
+          FLOE_TIMEOUT,
+          dir.toString(),
+          Long.toString(snapshot));
     }
 
     /** {@code dir snapshot-id out-file}: refreshes the view and writes what it measured. */
@@ -248,15 +227,8 @@ final class BackfillScenario {
         measured.setProperty("chunks", Integer.toString(outcome.chunks()));
         measured.setProperty("peakHeapBytes", Long.toString(peakHeap));
         measured.setProperty("maxHeapBytes", Long.toString(Runtime.getRuntime().maxMemory()));
-        try (Writer writer = Files.newBufferedWriter(Path.of(args[2]))) {
-          measured.store(writer, "Floe's side of the backfill");
-        }
+        ChildJvm.write(measured, args[2], "Floe's side of the backfill");
       }
-    }
-
-    private static String tail(Path file, int lines) throws IOException {
-      List<String> all = Files.readAllLines(file);
-      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     }
   }
 }

@@ -28,7 +28,11 @@ public final class Bench {
           FirstRunScenario.NAME,
           FreshnessScenario.NAME,
           ManyViewsScenario.NAME,
-          TargetWriteScenario.NAME);
+          TargetWriteScenario.NAME,
+          ReadersScenario.NAME);
+
+  /** The scenarios that run only when named: they measure choices, not Floe's claims. */
+  public static final Set<String> ON_REQUEST = Set.of(ReadersScenario.NAME);
 
   /** What the user asked for. */
   public record Options(
@@ -53,7 +57,9 @@ public final class Bench {
     BenchContext ctx = new BenchContext(options.dir(), options.quick(), log);
     List<ScenarioResult> results = new ArrayList<>();
     for (String scenario : SCENARIOS) {
-      if (!options.scenarios().isEmpty() && !options.scenarios().contains(scenario)) {
+      if (options.scenarios().isEmpty()
+          ? ON_REQUEST.contains(scenario)
+          : !options.scenarios().contains(scenario)) {
         continue;
       }
       log.println("== " + scenario);
@@ -69,6 +75,7 @@ public final class Bench {
               case FirstRunScenario.NAME -> FirstRunScenario.run(ctx);
               case FreshnessScenario.NAME -> FreshnessScenario.run(ctx, options.commitIntervals());
               case TargetWriteScenario.NAME -> TargetWriteScenario.run(ctx);
+              case ReadersScenario.NAME -> ReadersScenario.run(ctx);
               case ManyViewsScenario.NAME ->
                   ManyViewsScenario.run(ctx, options.tables(), options.viewsPerTable());
               default -> throw new IllegalArgumentException(scenario);

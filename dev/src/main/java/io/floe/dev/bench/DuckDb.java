@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,14 +25,8 @@ final class DuckDb {
 
   private DuckDb() {}
 
-  /**
-   * Seconds DuckDB takes to compute every query over the snapshot's live data files and write each
-   * result to {@code dir}, one after the other in one connection; opening the files is not timed.
-   *
-   * @param queries view queries reading {@code source} by its name
-   */
-  static double seconds(Table source, long snapshot, List<String> queries, Path dir)
-      throws Exception {
+  /** The local paths of the snapshot's live data files. */
+  static List<String> liveFiles(Table source, long snapshot) {
     List<String> files = new ArrayList<>();
     try (CloseableIterable<FileScanTask> tasks =
         source.newScan().useSnapshot(snapshot).planFiles()) {
@@ -41,16 +36,33 @@ final class DuckDb {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    return files;
+  }
+
+  /**
+   * The view {@code src} over the Parquet files, which the queries of {@link Oracle#forDuckDb}
+   * read.
+   */
+  static void createSource(Statement s, List<String> files) throws SQLException {
     String list = files.stream().map(f -> "'" + f + "'").collect(Collectors.joining(", "));
+    // The list of live files comes from Iceberg (a glob would read removed files too); directory
+    // names are not columns.
+    s.execute(
+        "CREATE VIEW src AS SELECT * FROM read_parquet([" + list + "], hive_partitioning = false)");
+  }
+
+  /**
+   * Seconds DuckDB takes to compute every query over the snapshot's live data files and write each
+   * result to {@code dir}, one after the other in one connection; opening the files is not timed.
+   *
+   * @param queries view queries reading {@code source} by its name
+   */
+  static double seconds(Table source, long snapshot, List<String> queries, Path dir)
+      throws Exception {
     try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
         Statement s = duck.createStatement()) {
       s.execute("SET TimeZone = 'UTC'");
-      // The list of live files comes from Iceberg (a glob would read removed files too); directory
-      // names are not columns.
-      s.execute(
-          "CREATE VIEW src AS SELECT * FROM read_parquet(["
-              + list
-              + "], hive_partitioning = false)");
+      createSource(s, liveFiles(source, snapshot));
       long start = System.nanoTime();
       for (int i = 0; i < queries.size(); i++) {
         s.execute(
