@@ -50,6 +50,12 @@ final class BackfillScenario {
 
   private static final int WARMUP_ROWS = 250_000;
 
+  /**
+   * Untimed refreshes over the warm-up table, each into a new target: one leaves the writing of
+   * target files half compiled (a first timed chunk took twice as long as the next ones).
+   */
+  private static final int WARMUP_REFRESHES = 3;
+
   /** The heap of the JVM that runs Floe's refresh. */
   static final String FLOE_HEAP = "512m";
 
@@ -73,7 +79,7 @@ final class BackfillScenario {
             .parameter("sourceRows", rows)
             .parameter("days", days)
             .parameter("availableProcessors", Runtime.getRuntime().availableProcessors())
-            .parameter("floeJvmHeap", "-Xmx" + FLOE_HEAP);
+            .parameter("floeJvmHeap", "-Xms" + FLOE_HEAP + " -Xmx" + FLOE_HEAP);
     Path dir = ctx.dir(NAME);
     try (BenchLake lake = new BenchLake(dir)) {
       ctx.progress(NAME, "writing " + rows + " trades over " + days + " days");
@@ -126,9 +132,12 @@ final class BackfillScenario {
                   + FLOE_HEAP
                   + " (max heap "
                   + (maxHeap >> 20)
-                  + " MiB, -XX:+ExitOnOutOfMemoryError) and finished: the backfill fits that"
+                  + " MiB, sized up front with -Xms, -XX:+ExitOnOutOfMemoryError) and finished:"
+                  + " the backfill fits that"
                   + " heap. Peak heap is the sum of the heap pools' peaks in that JVM, garbage"
-                  + " included. An untimed refresh of the same view over "
+                  + " included. "
+                  + WARMUP_REFRESHES
+                  + " untimed refreshes of the same view over "
                   + WARMUP_ROWS
                   + " rows of another table warmed that JVM's JIT first.");
     }
@@ -162,11 +171,11 @@ final class BackfillScenario {
   }
 
   /** The same view over the warm-up table. */
-  private static ViewDefinition warmupView() {
+  private static ViewDefinition warmupView(int i) {
     return ViewDefinition.of(
-        "ohlcv_1m_warmup",
+        "ohlcv_1m_warmup_" + i,
         QUERY.replace("lake.market.trades", "lake.market." + WARMUP_SOURCE),
-        TableName.parse("lake.analytics.ohlcv_1m_warmup"));
+        TableName.parse("lake.analytics.ohlcv_1m_warmup_" + i));
   }
 
   /**
@@ -188,7 +197,9 @@ final class BackfillScenario {
           FloeSide.class,
           dir,
           "floe-side",
-          List.of("-Xmx" + FLOE_HEAP, "-XX:+ExitOnOutOfMemoryError"),
+          // The heap sized up front, as a service's is once it has run a while: a heap that the
+          // timed refresh must first grow made G1 collect and mark concurrently on the two cores.
+          List.of("-Xms" + FLOE_HEAP, "-Xmx" + FLOE_HEAP, "-XX:+ExitOnOutOfMemoryError"),
           FLOE_TIMEOUT,
           dir.toString(),
           Long.toString(snapshot));
@@ -201,13 +212,15 @@ final class BackfillScenario {
       try (BenchLake lake = new BenchLake(dir)) {
         ViewRefresher refresher = new ViewRefresher(lake::catalog);
         Table warmup = lake.catalog().loadTable(TableIdentifier.of("market", WARMUP_SOURCE));
-        refresher.refresh(
-            RefreshRequest.of(
-                BenchLake.compiled(warmupView()),
-                warmup.currentSnapshot().snapshotId(),
-                null,
-                DirtyBuckets.none()),
-            ViewRefresher.ProgressListener.NONE);
+        for (int i = 0; i < WARMUP_REFRESHES; i++) {
+          refresher.refresh(
+              RefreshRequest.of(
+                  BenchLake.compiled(warmupView(i)),
+                  warmup.currentSnapshot().snapshotId(),
+                  null,
+                  DirtyBuckets.none()),
+              ViewRefresher.ProgressListener.NONE);
+        }
         RefreshRequest request =
             RefreshRequest.of(BenchLake.compiled(view()), snapshot, null, DirtyBuckets.none());
         System.gc();
