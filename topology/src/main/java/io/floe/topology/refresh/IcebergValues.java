@@ -42,6 +42,27 @@ public final class IcebergValues {
     };
   }
 
+  /**
+   * The value in Iceberg's internal representation (what {@code InternalWriter} and partition
+   * transforms take) of a native value, for a column of {@code type}: the native value itself, in
+   * the column's Java type.
+   */
+  public static Object toInternal(Type type, Object value) {
+    if (value == null) {
+      return null;
+    }
+    return switch (type.typeId()) {
+      case INTEGER, DATE -> ((Number) value).intValue();
+      case LONG, TIME, TIMESTAMP, TIMESTAMP_NANO -> ((Number) value).longValue();
+      case FLOAT -> ((Number) value).floatValue();
+      case DOUBLE -> ((Number) value).doubleValue();
+      case DECIMAL ->
+          ((BigDecimal) value).setScale(((Types.DecimalType) type).scale(), RoundingMode.HALF_UP);
+      case STRING -> value.toString();
+      default -> value;
+    };
+  }
+
   /** The generic record value of a native value, for a column of {@code type}. */
   public static Object toIceberg(Type type, Object value) {
     if (value == null) {

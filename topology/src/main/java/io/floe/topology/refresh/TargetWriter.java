@@ -12,31 +12,43 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.InternalWriter;
+import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.encryption.EncryptedOutputFile;
+import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
  * Writes rows into new Parquet data files of a target table, one set of files per partition of the
  * table's current spec. Files are only added to the table by a later commit.
+ *
+ * <p>Rows are written in Iceberg's internal representation (Iceberg's {@code InternalWriter}): view
+ * output rows as they are, since Floe's native values are that representation (microseconds, days),
+ * and generic records of kept rows through Iceberg's {@link InternalRecordWrapper}. The generic
+ * writer converted every timestamp to a {@code java.time} value and back.
  */
 final class TargetWriter implements Closeable {
 
   private final Schema schema;
   private final PartitionSpec spec;
-  private final FanoutDataWriter<Record> writer;
+  private final FanoutDataWriter<StructLike> writer;
   private final PartitionKey partitionKey;
   private final InternalRecordWrapper wrapper;
   private final int[] targetPositions;
-  private final GenericRecord outputRecord;
   private final org.apache.iceberg.types.Type[] outputTypes;
+  private final Object[] outputValues;
+  private final StructLike outputRow;
   private long rows;
   private boolean closed;
 
@@ -47,13 +59,6 @@ final class TargetWriter implements Closeable {
   TargetWriter(Table target, Schema outputSchema, String operationId) {
     this.schema = target.schema();
     this.spec = target.spec();
-    GenericFileWriterFactory files =
-        new GenericFileWriterFactory.Builder(target)
-            .dataFileFormat(FileFormat.PARQUET)
-            .dataSchema(schema)
-            .dataSortOrder(target.sortOrder())
-            .writerProperties(writerDefaults(target))
-            .build();
     OutputFileFactory names =
         OutputFileFactory.builderFor(target, 0, 0)
             .format(FileFormat.PARQUET)
@@ -64,10 +69,10 @@ final class TargetWriter implements Closeable {
             target.properties(),
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-    this.writer = new FanoutDataWriter<>(files, names, target.io(), targetFileSize);
+    this.writer =
+        new FanoutDataWriter<>(new InternalFiles(target), names, target.io(), targetFileSize);
     this.partitionKey = spec.isUnpartitioned() ? null : new PartitionKey(spec, schema);
     this.wrapper = new InternalRecordWrapper(schema.asStruct());
-    this.outputRecord = GenericRecord.create(schema);
     List<Types.NestedField> outputColumns = outputSchema.columns();
     this.targetPositions = new int[outputColumns.size()];
     this.outputTypes = new org.apache.iceberg.types.Type[outputColumns.size()];
@@ -81,6 +86,8 @@ final class TargetWriter implements Closeable {
       targetPositions[i] = targetColumns.indexOf(column);
       outputTypes[i] = column.type();
     }
+    this.outputValues = new Object[targetColumns.size()];
+    this.outputRow = new ArrayRow(outputValues);
   }
 
   private static final String DICTIONARY_PREFIX = "write.parquet.dict-encoding-enabled.column.";
@@ -106,24 +113,27 @@ final class TargetWriter implements Closeable {
   }
 
   /**
-   * Writes one view output row of native values. One record serves every row: the Parquet writer
-   * has taken its values when {@code write} returns.
+   * Writes one view output row of native values. One row serves every call: the Parquet writer has
+   * taken its values when {@code write} returns.
    */
   void writeOutputRow(Object[] row) {
-    GenericRecord record = outputRecord;
     for (int i = 0; i < row.length; i++) {
-      record.set(targetPositions[i], IcebergValues.toIceberg(outputTypes[i], row[i]));
+      outputValues[targetPositions[i]] = IcebergValues.toInternal(outputTypes[i], row[i]);
     }
-    write(record);
+    write(outputRow);
   }
 
   /** Writes a record of the target schema as it is, for rows kept from a rewritten file. */
   void write(Record record) {
+    write(wrapper.wrap(record));
+  }
+
+  private void write(StructLike row) {
     if (partitionKey == null) {
-      writer.write(record, spec, null);
+      writer.write(row, spec, null);
     } else {
-      partitionKey.partition(wrapper.wrap(record));
-      writer.write(record, spec, partitionKey);
+      partitionKey.partition(row);
+      writer.write(row, spec, partitionKey);
     }
     rows++;
   }
@@ -160,6 +170,68 @@ final class TargetWriter implements Closeable {
       writer.close();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot close target data files", e);
+    }
+  }
+
+  /** A row of internal values by target column position. */
+  private record ArrayRow(Object[] values) implements StructLike {
+    @Override
+    public int size() {
+      return values.length;
+    }
+
+    @Override
+    public <T> T get(int pos, Class<T> javaClass) {
+      return javaClass.cast(values[pos]);
+    }
+
+    @Override
+    public <T> void set(int pos, T value) {
+      values[pos] = value;
+    }
+  }
+
+  /**
+   * Parquet data files of rows in Iceberg's internal representation, with the table's properties,
+   * metrics and sort order, and Floe's {@link #writerDefaults}. Floe writes delete files elsewhere.
+   */
+  private static final class InternalFiles implements FileWriterFactory<StructLike> {
+    private final Table target;
+    private final Map<String, String> defaults;
+
+    InternalFiles(Table target) {
+      this.target = target;
+      this.defaults = writerDefaults(target);
+    }
+
+    @Override
+    public DataWriter<StructLike> newDataWriter(
+        EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
+      try {
+        return Parquet.writeData(file)
+            .forTable(target)
+            .setAll(defaults)
+            .createWriterFunc(type -> InternalWriter.create(target.schema().asStruct(), type))
+            .withSpec(spec)
+            .withPartition(partition)
+            .withSortOrder(target.sortOrder())
+            .overwrite()
+            .build();
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot create a data file of " + target.name(), e);
+      }
+    }
+
+    @Override
+    public EqualityDeleteWriter<StructLike> newEqualityDeleteWriter(
+        EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
+      throw new UnsupportedOperationException("Target writers write data files only");
+    }
+
+    @Override
+    public PositionDeleteWriter<StructLike> newPositionDeleteWriter(
+        EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
+      throw new UnsupportedOperationException("Target writers write data files only");
     }
   }
 }
