@@ -14,6 +14,7 @@ import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
+import java.io.File;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
 class EngineReadTest {
 
   private static final Path SPARK = Path.of("../engines/spark/target");
+  private static final Path TRINO = Path.of("../engines/trino/target");
   private static final String OHLCV_1M = TradeViews.OHLCV_1M;
   private static final String VOLUME =
       """
@@ -64,9 +66,6 @@ class EngineReadTest {
 
   @BeforeEach
   void setUp() {
-    assumeTrue(
-        Files.exists(SPARK.resolve("classpath.txt")),
-        "engines/spark is not built: run the reactor build");
     lake = IcebergFixture.create(dir);
     trades = lake.createTrades("market", "trades");
   }
@@ -80,7 +79,32 @@ class EngineReadTest {
 
   @Test
   void shouldBeReadBySparkAsTheOracleReadsIt() throws Exception {
-    // Given targets in both write modes, with live delete files and a compaction
+    assumeTrue(
+        Files.exists(SPARK.resolve("classpath.txt")),
+        "engines/spark is not built: run the reactor build");
+    List<ViewDefinition> views = maintainTargets();
+    assertReadAsTheOracleReadsIt(views, readBySpark(views.stream().map(this::target).toList()));
+  }
+
+  @Test
+  void shouldBeReadByTrinoAsTheOracleReadsIt() throws Exception {
+    assumeTrue(
+        Files.exists(TRINO.resolve("classpath.txt")),
+        "engines/trino is not built: run the reactor build");
+    Path java = java25();
+    assumeTrue(java != null, "no Java 25 for Trino: set FLOE_JAVA25_HOME");
+    List<ViewDefinition> views = maintainTargets();
+    assertReadAsTheOracleReadsIt(
+        views, readByTrino(java, views.stream().map(this::target).toList()));
+  }
+
+  /**
+   * Targets in both write modes, with live delete files and a compaction: a merge-on-read target
+   * with equality deletes on the bucket column, a delta-path one with equality deletes on the group
+   * keys, and a compacted copy-on-write one, each maintained through source appends, deletes and
+   * late rows.
+   */
+  private List<ViewDefinition> maintainTargets() throws Exception {
     ViewDefinition merged = view("ohlcv_mor", OHLCV_1M);
     ViewDefinition delta = view("volume_mor", VOLUME);
     ViewDefinition copied = view("ohlcv_cow", OHLCV_1M);
@@ -99,7 +123,6 @@ class EngineReadTest {
     }
     target(copied).updateProperties().set(TargetCompaction.MIN_INPUT_FILES, "2").commit();
 
-    // When the source changes, deletes and late rows included, and each view refreshes
     lake.deleteByEquality(trades, List.of(3L, 30L, 60L));
     for (ViewDefinition view : List.of(merged, delta, copied)) {
       maintain(refresher, view);
@@ -115,15 +138,17 @@ class EngineReadTest {
     assertThat(deleteFiles(target(delta))).isPositive();
     assertThat(target(copied).snapshots())
         .anyMatch(s -> org.apache.iceberg.DataOperations.REPLACE.equals(s.operation()));
+    return List.of(merged, delta, copied);
+  }
 
-    // Then Spark reads each target exactly as the oracle does
-    List<ViewDefinition> views = List.of(merged, delta, copied);
-    Map<String, List<String>> bySpark = readBySpark(views.stream().map(this::target).toList());
+  /** Each target holds the view's rows, and the engine read exactly the rows the oracle reads. */
+  private void assertReadAsTheOracleReadsIt(
+      List<ViewDefinition> views, Map<String, List<String>> byEngine) {
     for (ViewDefinition view : views) {
       Table target = target(view);
       OracleAssertions.assertMatches(
           target, trades, trades.currentSnapshot().snapshotId(), view.query());
-      assertThat(bySpark.get(target.name())).as(view.name()).isEqualTo(readByOracle(target));
+      assertThat(byEngine.get(target.name())).as(view.name()).isEqualTo(readByOracle(target));
     }
   }
 
@@ -192,11 +217,9 @@ class EngineReadTest {
       throws IOException, InterruptedException {
     String classpath =
         SPARK.resolve("classes").toAbsolutePath()
-            + java.io.File.pathSeparator
+            + File.pathSeparator
             + Files.readString(SPARK.resolve("classpath.txt")).trim();
-    Path out = Files.createDirectories(dir.resolve("spark-out"));
     Path tmp = Files.createDirectories(dir.resolve("spark-tmp"));
-    Map<String, String> catalog = lake.catalogProperties();
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx1g");
@@ -224,20 +247,63 @@ class EngineReadTest {
     command.add("-cp");
     command.add(classpath);
     command.add("io.floe.engines.spark.SparkTableReader");
-    command.add(catalog.get("uri"));
-    command.add(catalog.get("warehouse"));
-    command.add(out.toString());
+    return read("spark", command, targets);
+  }
+
+  /**
+   * The rows of each target through a real Trino, in one Java 25 JVM of its own, by table name. The
+   * reader's source is run as it is (the Java launcher compiles it): the build's Java 17 cannot
+   * compile against Trino.
+   */
+  private Map<String, List<String>> readByTrino(Path java, List<Table> targets)
+      throws IOException, InterruptedException {
+    Path tmp = Files.createDirectories(dir.resolve("trino-tmp"));
+    List<String> command = new ArrayList<>();
+    command.add(java.toString());
+    command.add("-Xmx2g");
+    command.add("--add-modules=jdk.incubator.vector");
+    command.add("-Djava.io.tmpdir=" + tmp);
+    command.add("--enable-native-access=ALL-UNNAMED");
+    command.add("--sun-misc-unsafe-memory-access=allow");
+    command.add("-cp");
+    command.add(Files.readString(TRINO.resolve("classpath.txt")).trim());
+    command.add(
+        TRINO
+            .resolve("../src/main/trino/io/floe/engines/trino/TrinoTableReader.java")
+            .toAbsolutePath()
+            .normalize()
+            .toString());
+    return read("trino", command, targets);
+  }
+
+  /**
+   * Runs an engine's reader ({@code command}, to which the catalog, an output directory and the
+   * tables are added) and returns the rows it wrote for each target, sorted, by table name.
+   */
+  private Map<String, List<String>> read(String engine, List<String> command, List<Table> targets)
+      throws IOException, InterruptedException {
+    Path out = Files.createDirectories(dir.resolve(engine + "-out"));
+    Map<String, String> catalog = lake.catalogProperties();
+    List<String> arguments = new ArrayList<>(command);
+    arguments.add(catalog.get("uri"));
+    arguments.add(catalog.get("warehouse"));
+    arguments.add(out.toString());
     for (Table target : targets) {
-      command.add(unqualified(target));
+      arguments.add(unqualified(target));
     }
-    Path log = dir.resolve("spark.log");
-    Process spark =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    boolean done = spark.waitFor(5, TimeUnit.MINUTES);
+    Path log = dir.resolve(engine + ".log");
+    Process reader =
+        new ProcessBuilder(arguments)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    boolean done = reader.waitFor(5, TimeUnit.MINUTES);
     if (!done) {
-      spark.destroyForcibly();
+      reader.destroyForcibly();
     }
-    assertThat(done && spark.exitValue() == 0).as("Spark read the targets: %s", tail(log)).isTrue();
+    assertThat(done && reader.exitValue() == 0)
+        .as("%s read the targets: %s", engine, tail(log))
+        .isTrue();
     Map<String, List<String>> rows = new HashMap<>();
     for (Table target : targets) {
       List<String> lines =
@@ -248,6 +314,46 @@ class EngineReadTest {
       rows.put(target.name(), lines);
     }
     return rows;
+  }
+
+  /**
+   * A Java 25 or later for Trino: {@code FLOE_JAVA25_HOME}, or else the newest JDK under {@code
+   * /usr/lib/jvm} at 25 or above; null when there is none.
+   */
+  static Path java25() throws IOException {
+    List<Path> homes = new ArrayList<>();
+    String configured = System.getenv("FLOE_JAVA25_HOME");
+    if (configured != null && !configured.isBlank()) {
+      homes.add(Path.of(configured));
+    } else if (Files.isDirectory(Path.of("/usr/lib/jvm"))) {
+      try (var jdks = Files.list(Path.of("/usr/lib/jvm"))) {
+        jdks.sorted(java.util.Comparator.reverseOrder()).forEach(homes::add);
+      }
+    }
+    for (Path home : homes) {
+      Path java = home.resolve("bin").resolve("java");
+      Path release = home.resolve("release");
+      if (Files.isExecutable(java) && Files.exists(release) && featureVersion(release) >= 25) {
+        return java;
+      }
+    }
+    return null;
+  }
+
+  /** The feature version a JDK's {@code release} file gives ({@code JAVA_VERSION="25.0.1"}). */
+  private static int featureVersion(Path release) throws IOException {
+    for (String line : Files.readAllLines(release, StandardCharsets.UTF_8)) {
+      if (line.startsWith("JAVA_VERSION=")) {
+        String version = line.substring("JAVA_VERSION=".length()).replace("\"", "");
+        String feature = version.split("[.+-]", 2)[0];
+        try {
+          return Integer.parseInt(feature);
+        } catch (NumberFormatException e) {
+          return 0;
+        }
+      }
+    }
+    return 0;
   }
 
   private static String unqualified(Table target) {
