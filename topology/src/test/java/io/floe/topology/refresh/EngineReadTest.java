@@ -20,6 +20,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -96,6 +97,33 @@ class EngineReadTest {
     List<ViewDefinition> views = maintainTargets();
     assertReadAsTheOracleReadsIt(
         views, readByTrino(java, views.stream().map(this::target).toList()));
+
+    // And Trino reads the freshness keys of each target's current snapshot as Floe wrote them,
+    // naming the source Trino finds at the snapshot the target reflects
+    long source = trades.currentSnapshot().snapshotId();
+    for (ViewDefinition view : views) {
+      Table target = target(view);
+      Map<String, String> summary = target.currentSnapshot().summary();
+      Map<String, String> byTrino = new HashMap<>();
+      for (String line :
+          Files.readAllLines(
+              dir.resolve("trino-out").resolve(unqualified(target) + ".freshness"),
+              StandardCharsets.UTF_8)) {
+        String[] entry = line.split("\t", 2);
+        byTrino.put(entry[0], entry[1]);
+      }
+      String dependsOnTables = "market.trades=" + source;
+      assertThat(summary).containsEntry(EngineMetadata.DEPENDS_ON_TABLES, dependsOnTables);
+      assertThat(byTrino)
+          .as(view.name())
+          .containsEntry(EngineMetadata.DEPENDS_ON_TABLES, dependsOnTables)
+          .containsEntry(
+              EngineMetadata.TRINO_QUERY_START_TIME,
+              summary.get(EngineMetadata.TRINO_QUERY_START_TIME))
+          .containsEntry(dependsOnTables, "current");
+      assertThat(Instant.parse(byTrino.get(EngineMetadata.TRINO_QUERY_START_TIME)))
+          .isBeforeOrEqualTo(Instant.ofEpochMilli(target.currentSnapshot().timestampMillis()));
+    }
   }
 
   /**
@@ -261,6 +289,9 @@ class EngineReadTest {
     List<String> command = new ArrayList<>();
     command.add(java.toString());
     command.add("-Xmx2g");
+    // C1 only and the serial collector: the reader's queries are small, and both halve its start.
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-XX:+UseSerialGC");
     command.add("--add-modules=jdk.incubator.vector");
     command.add("-Djava.io.tmpdir=" + tmp);
     command.add("--enable-native-access=ALL-UNNAMED");

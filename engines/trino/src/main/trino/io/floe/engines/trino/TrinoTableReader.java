@@ -61,6 +61,7 @@ public final class TrinoTableReader {
               "local.location", "/"));
       for (int t = 3; t < args.length; t++) {
         write(trino, session, args[t], out.resolve(args[t] + ".tsv"));
+        writeFreshness(trino, session, args[t], out.resolve(args[t] + ".freshness"));
       }
     }
   }
@@ -79,6 +80,62 @@ public final class TrinoTableReader {
           line.append(normalize(row.getField(i)));
         }
         writer.println(line);
+      }
+    }
+  }
+
+  /**
+   * What Trino's Iceberg connector reads to judge the freshness of a materialized view's storage
+   * table, through Trino's own metadata tables: the {@code dependsOnTables} and {@code
+   * trino-query-start-time} entries of the summary of the table's current snapshot, and, for each
+   * {@code schema.table=<snapshot id>} dependency, whether the table Trino finds under that name is
+   * still at that snapshot ({@code current} or {@code changed}), as the connector checks it.
+   * Written as lines of a key and its value, tab-separated.
+   */
+  private static void writeFreshness(
+      StandaloneQueryRunner trino, Session session, String table, Path file) throws IOException {
+    String[] name = table.split("\\.", 2);
+    String metadata = "\"" + name[0] + "\".\"" + name[1] + "$%s\"";
+    MaterializedRow summary =
+        trino
+            .execute(
+                session,
+                "SELECT element_at(s.summary, 'dependsOnTables'),"
+                    + " element_at(s.summary, 'trino-query-start-time')"
+                    + " FROM "
+                    + metadata.formatted("snapshots")
+                    + " s JOIN "
+                    + metadata.formatted("refs")
+                    + " r ON s.snapshot_id = r.snapshot_id WHERE r.name = 'main'")
+            .getMaterializedRows()
+            .getFirst();
+    try (PrintWriter writer =
+        new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8))) {
+      String dependsOnTables = (String) summary.getField(0);
+      writer.println("dependsOnTables\t" + dependsOnTables);
+      writer.println("trino-query-start-time\t" + summary.getField(1));
+      if (dependsOnTables == null) {
+        return;
+      }
+      for (String dependency : dependsOnTables.split(",")) {
+        int at = dependency.lastIndexOf('=');
+        if (at < 0) {
+          writer.println(dependency + "\tunknown");
+          continue;
+        }
+        String[] source = dependency.substring(0, at).split("\\.", 2);
+        Object current =
+            trino
+                .execute(
+                    session,
+                    "SELECT snapshot_id FROM \""
+                        + source[0]
+                        + "\".\""
+                        + source[1]
+                        + "$refs\" WHERE name = 'main'")
+                .getOnlyValue();
+        boolean same = String.valueOf(current).equals(dependency.substring(at + 1));
+        writer.println(dependency + "\t" + (same ? "current" : "changed"));
       }
     }
   }
