@@ -39,12 +39,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Another engine reads Floe's targets as the oracle does (issue 14): Spark SQL with Iceberg's Spark
- * runtime, in a JVM of its own (it brings its own Iceberg, Jackson and Hadoop), over the same JDBC
- * catalog, for a merge-on-read target with live equality deletes on the bucket column, a delta-path
- * target with equality deletes on the group keys, and a compacted copy-on-write target. The reader
- * is the {@code engines/spark} module; the test is skipped when that module has not been built (a
- * build of this module alone).
+ * Other engines read Floe's targets as the oracle does (issue 14), each in a JVM of its own over
+ * the same JDBC catalog, for a merge-on-read target with live equality deletes on the bucket
+ * column, a delta-path target with equality deletes on the group keys, and a compacted
+ * copy-on-write target:
+ *
+ * <ul>
+ *   <li>Spark SQL with Iceberg's Spark runtime (it brings its own Iceberg, Jackson and Hadoop): the
+ *       {@code engines/spark} module's reader.
+ *   <li>A real Trino, a standalone query runner with its Iceberg connector and local file system,
+ *       which also reads the freshness keys Trino's connector reads from a materialized view's
+ *       storage table: the {@code engines/trino} module's reader, whose source a Java 25 launcher
+ *       runs (Trino needs Java 25; the build runs on 17). The JDK is {@code FLOE_JAVA25_HOME}, or
+ *       else the newest one of 25 or later under {@code /usr/lib/jvm}.
+ * </ul>
+ *
+ * Each engine's test is skipped when its module has not been built (a build of this module alone),
+ * and Trino's when there is no Java 25.
  */
 class EngineReadTest {
 
@@ -83,7 +94,10 @@ class EngineReadTest {
     assumeTrue(
         Files.exists(SPARK.resolve("classpath.txt")),
         "engines/spark is not built: run the reactor build");
+    // Given targets in both write modes, with live delete files and a compaction
     List<ViewDefinition> views = maintainTargets();
+
+    // Then Spark reads each target exactly as the oracle does
     assertReadAsTheOracleReadsIt(views, readBySpark(views.stream().map(this::target).toList()));
   }
 
@@ -94,7 +108,10 @@ class EngineReadTest {
         "engines/trino is not built: run the reactor build");
     Path java = java25();
     assumeTrue(java != null, "no Java 25 for Trino: set FLOE_JAVA25_HOME");
+    // Given targets in both write modes, with live delete files and a compaction
     List<ViewDefinition> views = maintainTargets();
+
+    // Then Trino reads each target exactly as the oracle does
     assertReadAsTheOracleReadsIt(
         views, readByTrino(java, views.stream().map(this::target).toList()));
 
@@ -151,6 +168,7 @@ class EngineReadTest {
     }
     target(copied).updateProperties().set(TargetCompaction.MIN_INPUT_FILES, "2").commit();
 
+    // The source changes, deletes and late rows included, and each view refreshes
     lake.deleteByEquality(trades, List.of(3L, 30L, 60L));
     for (ViewDefinition view : List.of(merged, delta, copied)) {
       maintain(refresher, view);
