@@ -14,11 +14,13 @@ import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
+import java.io.File;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,16 +39,28 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Another engine reads Floe's targets as the oracle does (issue 14): Spark SQL with Iceberg's Spark
- * runtime, in a JVM of its own (it brings its own Iceberg, Jackson and Hadoop), over the same JDBC
- * catalog, for a merge-on-read target with live equality deletes on the bucket column, a delta-path
- * target with equality deletes on the group keys, and a compacted copy-on-write target. The reader
- * is the {@code engines/spark} module; the test is skipped when that module has not been built (a
- * build of this module alone).
+ * Other engines read Floe's targets as the oracle does (issue 14), each in a JVM of its own over
+ * the same JDBC catalog, for a merge-on-read target with live equality deletes on the bucket
+ * column, a delta-path target with equality deletes on the group keys, and a compacted
+ * copy-on-write target:
+ *
+ * <ul>
+ *   <li>Spark SQL with Iceberg's Spark runtime (it brings its own Iceberg, Jackson and Hadoop): the
+ *       {@code engines/spark} module's reader.
+ *   <li>A real Trino, a standalone query runner with its Iceberg connector and local file system,
+ *       which also reads the freshness keys Trino's connector reads from a materialized view's
+ *       storage table: the {@code engines/trino} module's reader, whose source a Java 25 launcher
+ *       runs (Trino needs Java 25; the build runs on 17). The JDK is {@code FLOE_JAVA25_HOME}, or
+ *       else the newest one of 25 or later under {@code /usr/lib/jvm}.
+ * </ul>
+ *
+ * Each engine's test is skipped when its module has not been built (a build of this module alone),
+ * and Trino's when there is no Java 25.
  */
 class EngineReadTest {
 
   private static final Path SPARK = Path.of("../engines/spark/target");
+  private static final Path TRINO = Path.of("../engines/trino/target");
   private static final String OHLCV_1M = TradeViews.OHLCV_1M;
   private static final String VOLUME =
       """
@@ -64,9 +78,6 @@ class EngineReadTest {
 
   @BeforeEach
   void setUp() {
-    assumeTrue(
-        Files.exists(SPARK.resolve("classpath.txt")),
-        "engines/spark is not built: run the reactor build");
     lake = IcebergFixture.create(dir);
     trades = lake.createTrades("market", "trades");
   }
@@ -80,7 +91,65 @@ class EngineReadTest {
 
   @Test
   void shouldBeReadBySparkAsTheOracleReadsIt() throws Exception {
+    assumeTrue(
+        Files.exists(SPARK.resolve("classpath.txt")),
+        "engines/spark is not built: run the reactor build");
     // Given targets in both write modes, with live delete files and a compaction
+    List<ViewDefinition> views = maintainTargets();
+
+    // Then Spark reads each target exactly as the oracle does
+    assertReadAsTheOracleReadsIt(views, readBySpark(views.stream().map(this::target).toList()));
+  }
+
+  @Test
+  void shouldBeReadByTrinoAsTheOracleReadsIt() throws Exception {
+    assumeTrue(
+        Files.exists(TRINO.resolve("classpath.txt")),
+        "engines/trino is not built: run the reactor build");
+    Path java = java25();
+    assumeTrue(java != null, "no Java 25 for Trino: set FLOE_JAVA25_HOME");
+    // Given targets in both write modes, with live delete files and a compaction
+    List<ViewDefinition> views = maintainTargets();
+
+    // Then Trino reads each target exactly as the oracle does
+    assertReadAsTheOracleReadsIt(
+        views, readByTrino(java, views.stream().map(this::target).toList()));
+
+    // And Trino reads the freshness keys of each target's current snapshot as Floe wrote them,
+    // naming the source Trino finds at the snapshot the target reflects
+    long source = trades.currentSnapshot().snapshotId();
+    for (ViewDefinition view : views) {
+      Table target = target(view);
+      Map<String, String> summary = target.currentSnapshot().summary();
+      Map<String, String> byTrino = new HashMap<>();
+      for (String line :
+          Files.readAllLines(
+              dir.resolve("trino-out").resolve(unqualified(target) + ".freshness"),
+              StandardCharsets.UTF_8)) {
+        String[] entry = line.split("\t", 2);
+        byTrino.put(entry[0], entry[1]);
+      }
+      String dependsOnTables = "market.trades=" + source;
+      assertThat(summary).containsEntry(EngineMetadata.DEPENDS_ON_TABLES, dependsOnTables);
+      assertThat(byTrino)
+          .as(view.name())
+          .containsEntry(EngineMetadata.DEPENDS_ON_TABLES, dependsOnTables)
+          .containsEntry(
+              EngineMetadata.TRINO_QUERY_START_TIME,
+              summary.get(EngineMetadata.TRINO_QUERY_START_TIME))
+          .containsEntry(dependsOnTables, "current");
+      assertThat(Instant.parse(byTrino.get(EngineMetadata.TRINO_QUERY_START_TIME)))
+          .isBeforeOrEqualTo(Instant.ofEpochMilli(target.currentSnapshot().timestampMillis()));
+    }
+  }
+
+  /**
+   * Targets in both write modes, with live delete files and a compaction: a merge-on-read target
+   * with equality deletes on the bucket column, a delta-path one with equality deletes on the group
+   * keys, and a compacted copy-on-write one, each maintained through source appends, deletes and
+   * late rows.
+   */
+  private List<ViewDefinition> maintainTargets() throws Exception {
     ViewDefinition merged = view("ohlcv_mor", OHLCV_1M);
     ViewDefinition delta = view("volume_mor", VOLUME);
     ViewDefinition copied = view("ohlcv_cow", OHLCV_1M);
@@ -99,7 +168,7 @@ class EngineReadTest {
     }
     target(copied).updateProperties().set(TargetCompaction.MIN_INPUT_FILES, "2").commit();
 
-    // When the source changes, deletes and late rows included, and each view refreshes
+    // The source changes, deletes and late rows included, and each view refreshes
     lake.deleteByEquality(trades, List.of(3L, 30L, 60L));
     for (ViewDefinition view : List.of(merged, delta, copied)) {
       maintain(refresher, view);
@@ -115,15 +184,17 @@ class EngineReadTest {
     assertThat(deleteFiles(target(delta))).isPositive();
     assertThat(target(copied).snapshots())
         .anyMatch(s -> org.apache.iceberg.DataOperations.REPLACE.equals(s.operation()));
+    return List.of(merged, delta, copied);
+  }
 
-    // Then Spark reads each target exactly as the oracle does
-    List<ViewDefinition> views = List.of(merged, delta, copied);
-    Map<String, List<String>> bySpark = readBySpark(views.stream().map(this::target).toList());
+  /** Each target holds the view's rows, and the engine read exactly the rows the oracle reads. */
+  private void assertReadAsTheOracleReadsIt(
+      List<ViewDefinition> views, Map<String, List<String>> byEngine) {
     for (ViewDefinition view : views) {
       Table target = target(view);
       OracleAssertions.assertMatches(
           target, trades, trades.currentSnapshot().snapshotId(), view.query());
-      assertThat(bySpark.get(target.name())).as(view.name()).isEqualTo(readByOracle(target));
+      assertThat(byEngine.get(target.name())).as(view.name()).isEqualTo(readByOracle(target));
     }
   }
 
@@ -192,11 +263,9 @@ class EngineReadTest {
       throws IOException, InterruptedException {
     String classpath =
         SPARK.resolve("classes").toAbsolutePath()
-            + java.io.File.pathSeparator
+            + File.pathSeparator
             + Files.readString(SPARK.resolve("classpath.txt")).trim();
-    Path out = Files.createDirectories(dir.resolve("spark-out"));
     Path tmp = Files.createDirectories(dir.resolve("spark-tmp"));
-    Map<String, String> catalog = lake.catalogProperties();
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx1g");
@@ -224,20 +293,66 @@ class EngineReadTest {
     command.add("-cp");
     command.add(classpath);
     command.add("io.floe.engines.spark.SparkTableReader");
-    command.add(catalog.get("uri"));
-    command.add(catalog.get("warehouse"));
-    command.add(out.toString());
+    return read("spark", command, targets);
+  }
+
+  /**
+   * The rows of each target through a real Trino, in one Java 25 JVM of its own, by table name. The
+   * reader's source is run as it is (the Java launcher compiles it): the build's Java 17 cannot
+   * compile against Trino.
+   */
+  private Map<String, List<String>> readByTrino(Path java, List<Table> targets)
+      throws IOException, InterruptedException {
+    Path tmp = Files.createDirectories(dir.resolve("trino-tmp"));
+    List<String> command = new ArrayList<>();
+    command.add(java.toString());
+    command.add("-Xmx2g");
+    // C1 only and the serial collector: the reader's queries are small, and both halve its start.
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-XX:+UseSerialGC");
+    command.add("--add-modules=jdk.incubator.vector");
+    command.add("-Djava.io.tmpdir=" + tmp);
+    command.add("--enable-native-access=ALL-UNNAMED");
+    command.add("--sun-misc-unsafe-memory-access=allow");
+    command.add("-cp");
+    command.add(Files.readString(TRINO.resolve("classpath.txt")).trim());
+    command.add(
+        TRINO
+            .resolve("../src/main/trino/io/floe/engines/trino/TrinoTableReader.java")
+            .toAbsolutePath()
+            .normalize()
+            .toString());
+    return read("trino", command, targets);
+  }
+
+  /**
+   * Runs an engine's reader ({@code command}, to which the catalog, an output directory and the
+   * tables are added) and returns the rows it wrote for each target, sorted, by table name.
+   */
+  private Map<String, List<String>> read(String engine, List<String> command, List<Table> targets)
+      throws IOException, InterruptedException {
+    Path out = Files.createDirectories(dir.resolve(engine + "-out"));
+    Map<String, String> catalog = lake.catalogProperties();
+    List<String> arguments = new ArrayList<>(command);
+    arguments.add(catalog.get("uri"));
+    arguments.add(catalog.get("warehouse"));
+    arguments.add(out.toString());
     for (Table target : targets) {
-      command.add(unqualified(target));
+      arguments.add(unqualified(target));
     }
-    Path log = dir.resolve("spark.log");
-    Process spark =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    boolean done = spark.waitFor(5, TimeUnit.MINUTES);
+    Path log = dir.resolve(engine + ".log");
+    Process reader =
+        new ProcessBuilder(arguments)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    boolean done = reader.waitFor(5, TimeUnit.MINUTES);
     if (!done) {
-      spark.destroyForcibly();
+      reader.destroyForcibly();
     }
-    assertThat(done && spark.exitValue() == 0).as("Spark read the targets: %s", tail(log)).isTrue();
+    assertThat(done && reader.exitValue() == 0)
+        .as("%s read the targets: %s", engine, tail(log))
+        .isTrue();
     Map<String, List<String>> rows = new HashMap<>();
     for (Table target : targets) {
       List<String> lines =
@@ -248,6 +363,46 @@ class EngineReadTest {
       rows.put(target.name(), lines);
     }
     return rows;
+  }
+
+  /**
+   * A Java 25 or later for Trino: {@code FLOE_JAVA25_HOME}, or else the newest JDK under {@code
+   * /usr/lib/jvm} at 25 or above; null when there is none.
+   */
+  static Path java25() throws IOException {
+    List<Path> homes = new ArrayList<>();
+    String configured = System.getenv("FLOE_JAVA25_HOME");
+    if (configured != null && !configured.isBlank()) {
+      homes.add(Path.of(configured));
+    } else if (Files.isDirectory(Path.of("/usr/lib/jvm"))) {
+      try (var jdks = Files.list(Path.of("/usr/lib/jvm"))) {
+        jdks.sorted(java.util.Comparator.reverseOrder()).forEach(homes::add);
+      }
+    }
+    for (Path home : homes) {
+      Path java = home.resolve("bin").resolve("java");
+      Path release = home.resolve("release");
+      if (Files.isExecutable(java) && Files.exists(release) && featureVersion(release) >= 25) {
+        return java;
+      }
+    }
+    return null;
+  }
+
+  /** The feature version a JDK's {@code release} file gives ({@code JAVA_VERSION="25.0.1"}). */
+  private static int featureVersion(Path release) throws IOException {
+    for (String line : Files.readAllLines(release, StandardCharsets.UTF_8)) {
+      if (line.startsWith("JAVA_VERSION=")) {
+        String version = line.substring("JAVA_VERSION=".length()).replace("\"", "");
+        String feature = version.split("[.+-]", 2)[0];
+        try {
+          return Integer.parseInt(feature);
+        } catch (NumberFormatException e) {
+          return 0;
+        }
+      }
+    }
+    return 0;
   }
 
   private static String unqualified(Table target) {
