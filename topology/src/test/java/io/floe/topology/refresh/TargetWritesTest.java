@@ -27,9 +27,11 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -287,6 +289,82 @@ class TargetWritesTest {
     assertThat(target(own).spec().fields())
         .singleElement()
         .satisfies(f -> assertThat(f.transform().toString()).isEqualTo("bucket[4]"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(WriteMode.class)
+  void shouldWriteAColumnOfEveryOutputTypeAsTheOracleReadsIt(WriteMode mode)
+      throws InvalidViewException {
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
+            Types.NestedField.optional(3, "s", Types.StringType.get()),
+            Types.NestedField.optional(4, "i", Types.IntegerType.get()),
+            Types.NestedField.optional(5, "f", Types.FloatType.get()),
+            Types.NestedField.optional(6, "d", Types.DoubleType.get()),
+            Types.NestedField.optional(7, "dec", Types.DecimalType.of(10, 2)),
+            Types.NestedField.optional(8, "dt", Types.DateType.get()),
+            Types.NestedField.optional(10, "flag", Types.BooleanType.get()),
+            Types.NestedField.optional(11, "local", Types.TimestampType.withoutZone()));
+    Table source =
+        lake.catalog()
+            .createTable(
+                org.apache.iceberg.catalog.TableIdentifier.of("market", "types"),
+                schema,
+                org.apache.iceberg.PartitionSpec.unpartitioned(),
+                Map.of("format-version", "2"));
+    String query =
+        """
+        SELECT s, date_trunc('day', ts) AS day_ts, count(*) AS n, max(i) AS max_i,
+               min(f) AS min_f, sum(d) AS sum_d, sum(dec) AS sum_dec, max(dec) AS max_dec,
+               max(dt) AS max_dt, bool_and(flag) AS all_flag,
+               max(ts) AS last_ts, min(local) AS first_local, min(s) AS min_s
+        FROM lake.market.types GROUP BY 1, 2
+        """;
+    ViewDefinition view = view("types_" + mode.name().toLowerCase(), query);
+    ViewRefresher refresher = new ViewRefresher(name -> lake.catalog());
+    lake.append(source, typedRows(schema, 0, 400, 20));
+    maintain(refresher, view);
+    tune(target(view), mode);
+
+    // Rows for two of the twenty days: the files holding the other days keep their rows.
+    lake.append(source, typedRows(schema, 400, 60, 2));
+    RefreshOutcome outcome = maintain(refresher, view);
+
+    assertThat(target(view).snapshot(outcome.targetSnapshotId()).summary())
+        .containsKey(FloeProperties.REFRESH_MODE)
+        .doesNotContainEntry(FloeProperties.REFRESH_MODE, "full");
+  }
+
+  /** {@code n} rows of every type, over {@code days} days of April 2026, a tenth null. */
+  private List<Record> typedRows(Schema schema, long first, int n, int days) {
+    List<Record> rows = new ArrayList<>();
+    for (int r = 0; r < n; r++) {
+      long id = first + r;
+      org.apache.iceberg.data.GenericRecord row =
+          org.apache.iceberg.data.GenericRecord.create(schema);
+      java.time.OffsetDateTime at =
+          java.time.OffsetDateTime.parse("2026-04-01T00:00:00Z")
+              .plusDays(random.nextInt(days))
+              .plusSeconds(random.nextInt(86_400));
+      row.setField("id", id);
+      row.setField("ts", at);
+      row.setField("s", orNull("s" + random.nextInt(4)));
+      row.setField("i", orNull(random.nextInt(1000) - 500));
+      row.setField("f", orNull(random.nextInt(400) / 8.0f));
+      row.setField("d", orNull(random.nextInt(4000) / 16.0));
+      row.setField("dec", orNull(java.math.BigDecimal.valueOf(random.nextInt(100_000), 2)));
+      row.setField("dt", orNull(java.time.LocalDate.of(2026, 1, 1).plusDays(random.nextInt(300))));
+      row.setField("flag", orNull(random.nextInt(5) > 0));
+      row.setField("local", orNull(at.toLocalDateTime().plusMinutes(random.nextInt(60))));
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private Object orNull(Object value) {
+    return random.nextInt(10) == 0 ? null : value;
   }
 
   @Test
