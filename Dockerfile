@@ -15,6 +15,7 @@ COPY reporter/pom.xml reporter/
 COPY app/pom.xml app/
 COPY dev/pom.xml dev/
 COPY engines/spark/pom.xml engines/spark/
+COPY engines/trino/pom.xml engines/trino/
 COPY schemas/src schemas/src
 COPY testing/src testing/src
 COPY topology/src topology/src
@@ -22,6 +23,7 @@ COPY reporter/src reporter/src
 COPY app/src app/src
 COPY dev/src dev/src
 COPY engines/spark/src engines/spark/src
+COPY engines/trino/src engines/trino/src
 # app and what it depends on; the developer tool (dev/) is not built.
 RUN --mount=type=cache,target=/root/.m2 mvn -B -ntp -DskipTests -pl app -am package
 
