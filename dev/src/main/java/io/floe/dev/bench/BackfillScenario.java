@@ -51,10 +51,11 @@ final class BackfillScenario {
   private static final int WARMUP_ROWS = 250_000;
 
   /**
-   * Untimed refreshes over the warm-up table, each into a new target: one leaves the writing of
-   * target files half compiled (a first timed chunk took twice as long as the next ones).
+   * Untimed refreshes over the warm-up table, each into a new target: writing target files reaches
+   * its compiled speed only after a few hundred thousand rows (one warm-up refresh left the first
+   * timed chunk twice as slow as the next ones).
    */
-  private static final int WARMUP_REFRESHES = 3;
+  private static final int WARMUP_REFRESHES = 4;
 
   /** The heap of the JVM that runs Floe's refresh. */
   static final String FLOE_HEAP = "512m";
@@ -88,7 +89,8 @@ final class BackfillScenario {
       Table warmup = lake.createTrades(WARMUP_SOURCE, Trades.BY_DAY);
       TableWrites.append(
           warmup,
-          new Trades(6).between(FIRST_DAY, FIRST_DAY.plus(Duration.ofDays(1)), WARMUP_ROWS));
+          // The days of the timed refresh: as many target rows to write, from a quarter the rows.
+          new Trades(6).between(FIRST_DAY, FIRST_DAY.plus(Duration.ofDays(days)), WARMUP_ROWS));
 
       ctx.progress(NAME, "Floe: full refresh in a JVM with -Xmx" + FLOE_HEAP);
       Properties floe = FloeSide.fork(dir, snapshot);
@@ -139,7 +141,7 @@ final class BackfillScenario {
                   + WARMUP_REFRESHES
                   + " untimed refreshes of the same view over "
                   + WARMUP_ROWS
-                  + " rows of another table warmed that JVM's JIT first.");
+                  + " rows of another table, over the same days, warmed that JVM's JIT first.");
     }
     return result;
   }
