@@ -3,9 +3,7 @@ package io.floe.topology.refresh;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
@@ -90,28 +88,6 @@ final class TargetWriter implements Closeable {
     this.outputRow = new ArrayRow(outputValues);
   }
 
-  private static final String DICTIONARY_PREFIX = "write.parquet.dict-encoding-enabled.column.";
-
-  /**
-   * Floe's defaults for writing a target's files, where the table sets nothing else: no Parquet
-   * dictionary for double and float columns. Those hold a view's measures (sums, averages, prices),
-   * which rarely repeat; Parquet builds their dictionary for every page and then falls back to
-   * plain encoding, which was a third of the time of writing a target.
-   */
-  static Map<String, String> writerDefaults(Table target) {
-    Map<String, String> defaults = new HashMap<>();
-    for (Types.NestedField column : target.schema().columns()) {
-      org.apache.iceberg.types.Type.TypeID type = column.type().typeId();
-      String key = DICTIONARY_PREFIX + column.name();
-      if ((type == org.apache.iceberg.types.Type.TypeID.DOUBLE
-              || type == org.apache.iceberg.types.Type.TypeID.FLOAT)
-          && !target.properties().containsKey(key)) {
-        defaults.put(key, "false");
-      }
-    }
-    return defaults;
-  }
-
   /**
    * Writes one view output row of native values. One row serves every call: the Parquet writer has
    * taken its values when {@code write} returns.
@@ -193,15 +169,13 @@ final class TargetWriter implements Closeable {
 
   /**
    * Parquet data files of rows in Iceberg's internal representation, with the table's properties,
-   * metrics and sort order, and Floe's {@link #writerDefaults}. Floe writes delete files elsewhere.
+   * metrics and sort order. Floe writes delete files elsewhere.
    */
   private static final class InternalFiles implements FileWriterFactory<StructLike> {
     private final Table target;
-    private final Map<String, String> defaults;
 
     InternalFiles(Table target) {
       this.target = target;
-      this.defaults = writerDefaults(target);
     }
 
     @Override
@@ -210,7 +184,6 @@ final class TargetWriter implements Closeable {
       try {
         return Parquet.writeData(file)
             .forTable(target)
-            .setAll(defaults)
             .createWriterFunc(type -> InternalWriter.create(target.schema().asStruct(), type))
             .withSpec(spec)
             .withPartition(partition)
