@@ -141,9 +141,17 @@ final class BucketReplacement {
    *     on the delta path the rows over the appended source rows only
    * @param delta the delta merger on the delta path, or null
    * @param targetExists whether the target has a snapshot (otherwise there is nothing to replace)
+   * @param newestApart whether the newest bucket's rows get files of their own: for the last chunk
+   *     of a refresh, whose newest bucket (the current minute after a first run or a catch-up) is
+   *     the one the next refreshes most likely touch again, so that copy-on-write then rewrites its
+   *     rows alone and not those of every bucket written with it
    */
   Result replace(
-      ChunkPlan.Chunk chunk, List<Object[]> rows, DeltaMerger delta, boolean targetExists) {
+      ChunkPlan.Chunk chunk,
+      List<Object[]> rows,
+      DeltaMerger delta,
+      boolean targetExists,
+      boolean newestApart) {
     BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
     List<DataFile> removed = new ArrayList<>();
     List<DeleteFile> deletes = new ArrayList<>();
@@ -183,7 +191,7 @@ final class BucketReplacement {
         }
       }
       List<Object[]> toWrite = delta == null ? rows : delta.rows();
-      added.addAll(writeRecomputed(toWrite, targetRanges));
+      added.addAll(writeRecomputed(toWrite, targetRanges, newestApart));
       added.addAll(kept.complete());
       return new Result(added, removed, deletes, toWrite.size(), replaced);
     } catch (RuntimeException e) {
@@ -348,7 +356,8 @@ final class BucketReplacement {
    * Writes the recomputed rows sorted by bucket then keys, a group of files per run of adjacent
    * dirty ranges (at most {@link #MAX_RANGE_GROUPS}), the null bucket apart.
    */
-  private List<DataFile> writeRecomputed(List<Object[]> rows, BucketRangeSet targetRanges) {
+  private List<DataFile> writeRecomputed(
+      List<Object[]> rows, BucketRangeSet targetRanges, boolean newestApart) {
     List<String> outputs =
         plan.outputSchema().columns().stream().map(Types.NestedField::name).toList();
     int bucket = outputs.indexOf(plan.bucketOutput());
@@ -359,7 +368,7 @@ final class BucketReplacement {
     }
     List<Object[]> sorted = new ArrayList<>(rows);
     sorted.sort(order);
-    List<Run> runs = runs(sorted, bucket, targetRanges.ranges());
+    List<Run> runs = runs(sorted, bucket, targetRanges.ranges(), newestApart);
     @SuppressWarnings("unchecked")
     List<DataFile>[] byRun = new List[runs.size()];
     try {
@@ -397,7 +406,8 @@ final class BucketReplacement {
    */
   private record Run(int index, int group, List<Object[]> rows) {}
 
-  private List<Run> runs(List<Object[]> sorted, int bucket, List<BucketRange> ranges) {
+  private List<Run> runs(
+      List<Object[]> sorted, int bucket, List<BucketRange> ranges, boolean newestApart) {
     List<Run> runs = new ArrayList<>();
     int from = 0;
     while (from < sorted.size()) {
@@ -406,24 +416,42 @@ final class BucketReplacement {
       while (to < sorted.size() && group(sorted.get(to)[bucket], ranges) == group) {
         to++;
       }
-      int parts = Math.max(1, Math.min(parallelism, (to - from) / MIN_ROWS_PER_WRITER));
-      int start = from;
-      for (int part = 1; part <= parts; part++) {
-        int end = part == parts ? to : from + (int) ((long) (to - from) * part / parts);
-        // Never split a bucket: a bucket's rows stay in one file of the partition.
-        while (end < to
-            && end > start
-            && Objects.equals(sorted.get(end)[bucket], sorted.get(end - 1)[bucket])) {
-          end++;
-        }
-        if (end > start) {
-          runs.add(new Run(runs.size(), group, sorted.subList(start, end)));
-          start = end;
-        }
+      // The newest bucket (of the last group, rows being sorted) apart, when asked.
+      int newest = to;
+      while (newestApart
+          && to == sorted.size()
+          && newest > from
+          && Objects.equals(sorted.get(newest - 1)[bucket], sorted.get(to - 1)[bucket])) {
+        newest--;
+      }
+      int end = newest > from ? newest : to;
+      int parts = Math.max(1, Math.min(parallelism, (end - from) / MIN_ROWS_PER_WRITER));
+      addParts(runs, sorted, bucket, group, from, end, parts);
+      if (end < to) {
+        runs.add(new Run(runs.size(), group, sorted.subList(end, to)));
       }
       from = to;
     }
     return runs;
+  }
+
+  /** Cuts rows {@code [from, to)} of a file group into {@code parts} runs at bucket boundaries. */
+  private static void addParts(
+      List<Run> runs, List<Object[]> sorted, int bucket, int group, int from, int to, int parts) {
+    int start = from;
+    for (int part = 1; part <= parts; part++) {
+      int end = part == parts ? to : from + (int) ((long) (to - from) * part / parts);
+      // Never split a bucket: a bucket's rows stay in one file of the partition.
+      while (end < to
+          && end > start
+          && Objects.equals(sorted.get(end)[bucket], sorted.get(end - 1)[bucket])) {
+        end++;
+      }
+      if (end > start) {
+        runs.add(new Run(runs.size(), group, sorted.subList(start, end)));
+        start = end;
+      }
+    }
   }
 
   /**

@@ -89,9 +89,14 @@ final class ChunkRecompute {
    * @param deltaBase the bookmark whose appended rows are folded in (the delta path), or null to
    *     recompute the chunk's buckets
    * @param operationId part of every new file's name
+   * @param last whether this is the refresh's last chunk, whose newest bucket gets files of its own
    */
   Written compute(
-      ChunkPlan.Chunk chunk, List<FileScanTask> files, Long deltaBase, String operationId) {
+      ChunkPlan.Chunk chunk,
+      List<FileScanTask> files,
+      Long deltaBase,
+      String operationId,
+      boolean last) {
     target.refresh();
     Snapshot startingTarget = target.currentSnapshot();
 
@@ -131,7 +136,7 @@ final class ChunkRecompute {
     long computed = System.nanoTime();
     BucketReplacement.Result replaced =
         new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM)
-            .replace(chunk, rows, delta, startingTarget != null);
+            .replace(chunk, rows, delta, startingTarget != null, last);
     return new Written(
         startingTarget,
         replaced.added(),

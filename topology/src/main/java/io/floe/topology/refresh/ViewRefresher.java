@@ -495,7 +495,8 @@ public final class ViewRefresher {
                 chunk,
                 DataExtent.overlapping(planned, bucketField, plan.bucketing(), chunk),
                 recompute.deltaBase(),
-                chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"));
+                chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"),
+                last);
         hooks.filesWritten(view.name(), chunkId.toString());
         if (cancelled.getAsBoolean()) {
           throw new CancelledException(chunkId.toString());

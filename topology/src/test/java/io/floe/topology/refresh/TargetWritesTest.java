@@ -451,6 +451,44 @@ class TargetWritesTest {
   }
 
   @Test
+  void shouldRewriteOnlyTheNewestMinuteWhenItChangesAgainAfterAFirstRun()
+      throws InvalidViewException {
+    // Given a first run over a day of history, whose newest minute is the current one
+    ViewDefinition minute = view("ohlcv_1m", OHLCV_1M);
+    ViewRefresher refresher = new ViewRefresher(name -> lake.catalog());
+    List<Record> history = randomTrades(2000, "2026-04-06", 0, 23);
+    lake.append(trades, history);
+    maintain(refresher, minute);
+    java.time.OffsetDateTime newest =
+        history.stream()
+            .map(r -> (java.time.OffsetDateTime) r.getField("ts"))
+            .max(java.util.Comparator.naturalOrder())
+            .orElseThrow()
+            .truncatedTo(java.time.temporal.ChronoUnit.MINUTES);
+    long rowsOfNewest =
+        history.stream()
+            .filter(
+                r ->
+                    ((java.time.OffsetDateTime) r.getField("ts"))
+                        .truncatedTo(java.time.temporal.ChronoUnit.MINUTES)
+                        .equals(newest))
+            .map(r -> r.getField("symbol"))
+            .distinct()
+            .count();
+
+    // When a trade lands in that minute again
+    lake.append(
+        trades, List.of(lake.trade("AAPL", newest.plusSeconds(59).toString(), 10.0, 1L, "B")));
+    RefreshOutcome outcome = maintain(refresher, minute);
+
+    // Then copy-on-write rewrites that minute's rows, not the day's file they were written with
+    Snapshot committed = target(minute).snapshot(outcome.targetSnapshotId());
+    assertThat(Long.parseLong(committed.summary().get("deleted-records"))).isEqualTo(rowsOfNewest);
+    assertThat(Long.parseLong(committed.summary().get("added-records")))
+        .isEqualTo(outcome.rowsWritten());
+  }
+
+  @Test
   void shouldKeepTheMinuteBeforeTheCurrentOneOutOfCompactionForTradesJustPastTheBoundary()
       throws InvalidViewException {
     // Given a copy-on-write 1-minute view refreshed minute by minute, compacting any two files
