@@ -8,9 +8,6 @@ import io.floe.testing.oracle.Oracle;
 import io.floe.testing.oracle.OracleAssertions;
 import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.detect.BucketedView;
-import io.floe.topology.detect.DirtyBucketDetector;
-import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
@@ -32,7 +29,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -210,16 +206,7 @@ class EngineReadTest {
     trades.refresh();
     Snapshot current = trades.currentSnapshot();
     Long watermark = watermarks.get(view.name());
-    DirtyBuckets dirty = DirtyBuckets.none();
-    if (watermark != null) {
-      for (long id : SnapshotUtil.snapshotIdsBetween(trades, watermark, current.snapshotId())) {
-        dirty =
-            dirty.union(
-                DirtyBucketDetector.detect(
-                        trades, id, List.of(BucketedView.of(CompiledView.compile(view, 0))))
-                    .get(view.name()));
-      }
-    }
+    DirtyBuckets dirty = ViewRefresherTest.detected(trades, watermark, current.snapshotId(), view);
     refresher.refresh(
         ViewRefresherTest.request(view, current.snapshotId(), watermark, dirty),
         ViewRefresher.ProgressListener.NONE);

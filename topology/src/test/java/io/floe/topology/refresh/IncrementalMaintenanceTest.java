@@ -6,9 +6,6 @@ import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.OracleAssertions;
 import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.detect.BucketedView;
-import io.floe.topology.detect.DirtyBucketDetector;
-import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
@@ -21,7 +18,6 @@ import java.util.Random;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -100,16 +96,7 @@ class IncrementalMaintenanceTest {
     source.refresh();
     Snapshot current = source.currentSnapshot();
     Long watermark = watermarks.get(view.name());
-    DirtyBuckets dirty = DirtyBuckets.none();
-    if (watermark != null) {
-      for (long id : SnapshotUtil.snapshotIdsBetween(source, watermark, current.snapshotId())) {
-        dirty =
-            dirty.union(
-                DirtyBucketDetector.detect(
-                        source, id, List.of(BucketedView.of(CompiledView.compile(view, 0))))
-                    .get(view.name()));
-      }
-    }
+    DirtyBuckets dirty = ViewRefresherTest.detected(source, watermark, current.snapshotId(), view);
     RefreshOutcome outcome =
         refresher.refresh(
             ViewRefresherTest.request(view, current.snapshotId(), watermark, dirty),

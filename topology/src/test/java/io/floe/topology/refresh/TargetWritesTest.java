@@ -29,7 +29,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -143,16 +142,7 @@ class TargetWritesTest {
     Table source = tableOf(compiled(view).source().toString());
     Snapshot current = source.currentSnapshot();
     Long watermark = watermarks.get(view.name());
-    DirtyBuckets dirty = DirtyBuckets.none();
-    if (watermark != null) {
-      for (long id : SnapshotUtil.snapshotIdsBetween(source, watermark, current.snapshotId())) {
-        dirty =
-            dirty.union(
-                DirtyBucketDetector.detect(
-                        source, id, List.of(BucketedView.of(CompiledView.compile(view, 0))))
-                    .get(view.name()));
-      }
-    }
+    DirtyBuckets dirty = ViewRefresherTest.detected(source, watermark, current.snapshotId(), view);
     RefreshOutcome outcome =
         refresher.refresh(
             ViewRefresherTest.request(view, current.snapshotId(), watermark, dirty),

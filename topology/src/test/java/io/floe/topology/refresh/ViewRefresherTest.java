@@ -12,6 +12,8 @@ import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
+import io.floe.topology.detect.BucketedView;
+import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.RefreshSettings;
@@ -82,6 +84,24 @@ class ViewRefresherTest {
   static RefreshRequest request(
       ViewDefinition view, long snapshot, Long watermark, DirtyBuckets dirty) {
     return RefreshRequest.of(compiled(view), snapshot, watermark, dirty);
+  }
+
+  /**
+   * The view's dirty buckets over the source's snapshots after {@code watermark} up to {@code
+   * current}, as detection finds them; none without a watermark (a first refresh is full).
+   */
+  static DirtyBuckets detected(Table source, Long watermark, long current, ViewDefinition view) {
+    DirtyBuckets dirty = DirtyBuckets.none();
+    if (watermark != null) {
+      for (long id :
+          org.apache.iceberg.util.SnapshotUtil.snapshotIdsBetween(source, watermark, current)) {
+        dirty =
+            dirty.union(
+                DirtyBucketDetector.detect(source, id, List.of(BucketedView.of(compiled(view))))
+                    .get(view.name()));
+      }
+    }
+    return dirty;
   }
 
   static CompiledView compiled(ViewDefinition view) {
