@@ -63,11 +63,19 @@ final class BackfillScenario {
   /** Longer than any backfill the bench runs takes on a slow machine. */
   private static final Duration FLOE_TIMEOUT = Duration.ofMinutes(30);
 
+  /** The days the backfill's source spans. */
+  static final int DAYS = 10;
+
   private BackfillScenario() {}
 
+  /** The rows of the backfill's source: 1 M with {@code --quick}, 10 M otherwise. */
+  static long sourceRows(BenchContext ctx) {
+    return ctx.quick() ? 1_000_000 : 10_000_000;
+  }
+
   static ScenarioResult run(BenchContext ctx) throws Exception {
-    long rows = ctx.quick() ? 1_000_000 : 10_000_000;
-    int days = 10;
+    long rows = sourceRows(ctx);
+    int days = DAYS;
     ScenarioResult result =
         new ScenarioResult(
                 NAME,
@@ -168,7 +176,7 @@ final class BackfillScenario {
   }
 
   /** The view, the same in the bench's process and in Floe's. */
-  static ViewDefinition view() {
+  private static ViewDefinition view() {
     return ViewDefinition.of("ohlcv_1m", QUERY, TableName.parse("lake.analytics.ohlcv_1m"));
   }
 

@@ -119,8 +119,9 @@ final class ReadersScenario {
   private ReadersScenario() {}
 
   static ScenarioResult run(BenchContext ctx) throws Exception {
-    long rows = ctx.quick() ? 1_000_000 : 10_000_000;
-    int days = 10;
+    // The backfill's source, so that the figures of both scenarios are over the same data.
+    long rows = BackfillScenario.sourceRows(ctx);
+    int days = BackfillScenario.DAYS;
     ScenarioResult result =
         new ScenarioResult(
                 NAME,

@@ -38,7 +38,6 @@ import org.apache.iceberg.util.PropertyUtil;
  */
 final class TargetWriter implements Closeable {
 
-  private final Schema schema;
   private final PartitionSpec spec;
   private final FanoutDataWriter<StructLike> writer;
   private final PartitionKey partitionKey;
@@ -55,7 +54,7 @@ final class TargetWriter implements Closeable {
    * @param operationId part of every file name, so that the files of a refresh are recognisable
    */
   TargetWriter(Table target, Schema outputSchema, String operationId) {
-    this.schema = target.schema();
+    Schema schema = target.schema();
     this.spec = target.spec();
     OutputFileFactory names =
         OutputFileFactory.builderFor(target, 0, 0)
