@@ -1,6 +1,7 @@
 package io.floe.dev;
 
 import io.floe.app.FloeCommand;
+import io.floe.topology.iceberg.ManifestWork;
 import picocli.CommandLine;
 
 /**
@@ -13,6 +14,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    ManifestWork.planOnCallingThreadByDefault();
     System.exit(commandLine().execute(args));
   }
 

@@ -4,6 +4,7 @@ import io.floe.testing.oracle.Oracle;
 import io.floe.testing.workload.TableWrites;
 import io.floe.testing.workload.Trades;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
@@ -217,6 +218,7 @@ final class BackfillScenario {
 
     /** {@code dir snapshot-id out-file}: refreshes the view and writes what it measured. */
     public static void main(String[] args) throws Exception {
+      ManifestWork.planOnCallingThreadByDefault();
       Path dir = Path.of(args[0]);
       long snapshot = Long.parseLong(args[1]);
       try (BenchLake lake = new BenchLake(dir)) {

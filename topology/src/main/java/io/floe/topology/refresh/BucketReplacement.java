@@ -4,6 +4,7 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.eval.SharedWork;
 import io.floe.topology.view.ViewPlan;
 import java.io.IOException;
@@ -207,7 +208,11 @@ final class BucketReplacement {
             plan.bucketOutput(), bucketType.targetType(), targetRanges, chunk.nullBucket());
     Map<String, FileScanTask> files = new LinkedHashMap<>();
     try (CloseableIterable<FileScanTask> tasks =
-        target.newScan().filter(filter).includeColumnStats().planFiles()) {
+        ManifestWork.scan(
+                target.newScan().filter(filter).includeColumnStats(),
+                target,
+                target.currentSnapshot())
+            .planFiles()) {
       for (FileScanTask task : tasks) {
         files.putIfAbsent(task.file().location(), task);
       }

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.iceberg.ManifestWork;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -103,7 +104,8 @@ final class GuardedCommit {
 
   /** Copy-on-write: the new files replace the rewritten ones. */
   private static OverwriteFiles overwrite(Table guarded, Change change) {
-    OverwriteFiles overwrite = guarded.newOverwrite();
+    OverwriteFiles overwrite =
+        ManifestWork.commit(guarded.newOverwrite(), guarded, guarded.currentSnapshot());
     change.removed().forEach(overwrite::deleteFile);
     change.added().forEach(overwrite::addFile);
     if (change.startingTarget() != null) {
@@ -117,7 +119,7 @@ final class GuardedCommit {
 
   /** Merge-on-read: new rows and the delete files that hide the rows they replace. */
   private static RowDelta rowDelta(Table guarded, Change change) {
-    RowDelta delta = guarded.newRowDelta();
+    RowDelta delta = ManifestWork.commit(guarded.newRowDelta(), guarded, guarded.currentSnapshot());
     change.removed().forEach(delta::removeRows);
     change.added().forEach(delta::addRows);
     change.deletes().forEach(delta::addDeletes);

@@ -1,10 +1,12 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.iceberg.ManifestWork;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.CloseableIterable;
@@ -71,22 +73,29 @@ final class SourceReader {
   }
 
   private CloseableIterable<FileScanTask> planFiles() {
+    Snapshot snapshot = table.snapshot(snapshotId);
     if (appendedAfter == null) {
-      return table
-          .newScan()
-          .useSnapshot(snapshotId)
-          .filter(filter)
-          .project(projection)
-          .includeColumnStats(statsColumns)
+      return ManifestWork.scan(
+              table
+                  .newScan()
+                  .useSnapshot(snapshotId)
+                  .filter(filter)
+                  .project(projection)
+                  .includeColumnStats(statsColumns),
+              table,
+              snapshot)
           .planFiles();
     }
-    return table
-        .newIncrementalAppendScan()
-        .fromSnapshotExclusive(appendedAfter)
-        .toSnapshot(snapshotId)
-        .filter(filter)
-        .project(projection)
-        .includeColumnStats(statsColumns)
+    return ManifestWork.scan(
+            table
+                .newIncrementalAppendScan()
+                .fromSnapshotExclusive(appendedAfter)
+                .toSnapshot(snapshotId)
+                .filter(filter)
+                .project(projection)
+                .includeColumnStats(statsColumns),
+            table,
+            snapshot)
         .planFiles();
   }
 

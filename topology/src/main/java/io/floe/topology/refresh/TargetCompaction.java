@@ -3,6 +3,7 @@ package io.floe.topology.refresh;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -207,7 +208,11 @@ final class TargetCompaction {
     // Which data files each delete file applies to, as Iceberg's planning matches them.
     Map<String, Set<String>> appliesTo = new HashMap<>();
     try (CloseableIterable<FileScanTask> tasks =
-        target.newScan().useSnapshot(current.snapshotId()).includeColumnStats().planFiles()) {
+        ManifestWork.scan(
+                target.newScan().useSnapshot(current.snapshotId()).includeColumnStats(),
+                target,
+                current)
+            .planFiles()) {
       for (FileScanTask task : tasks) {
         partitions
             .computeIfAbsent(key(task.spec(), task.file().partition()), k -> new Partition())
@@ -407,7 +412,9 @@ final class TargetCompaction {
                 Map.of(),
                 Set.of()),
             target.name());
-    RewriteFiles rewrite = guarded.newRewrite().validateFromSnapshot(current.snapshotId());
+    RewriteFiles rewrite =
+        ManifestWork.commit(guarded.newRewrite(), guarded, current)
+            .validateFromSnapshot(current.snapshotId());
     removed.forEach(rewrite::deleteFile);
     plan.removedDeletes.forEach(rewrite::deleteFile);
     added.forEach(rewrite::addFile);
