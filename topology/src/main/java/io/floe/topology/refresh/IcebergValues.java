@@ -51,11 +51,13 @@ public final class IcebergValues {
     if (value == null) {
       return null;
     }
+    // A value already of its internal class is returned as it is, not unboxed and boxed again.
     return switch (type.typeId()) {
-      case INTEGER, DATE -> ((Number) value).intValue();
-      case LONG, TIME, TIMESTAMP, TIMESTAMP_NANO -> ((Number) value).longValue();
-      case FLOAT -> ((Number) value).floatValue();
-      case DOUBLE -> ((Number) value).doubleValue();
+      case INTEGER, DATE -> value instanceof Integer ? value : ((Number) value).intValue();
+      case LONG, TIME, TIMESTAMP, TIMESTAMP_NANO ->
+          value instanceof Long ? value : ((Number) value).longValue();
+      case FLOAT -> value instanceof Float ? value : ((Number) value).floatValue();
+      case DOUBLE -> value instanceof Double ? value : ((Number) value).doubleValue();
       case DECIMAL ->
           ((BigDecimal) value).setScale(((Types.DecimalType) type).scale(), RoundingMode.HALF_UP);
       case STRING -> value.toString();

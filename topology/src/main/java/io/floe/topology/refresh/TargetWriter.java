@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
@@ -41,6 +42,17 @@ final class TargetWriter implements Closeable {
   private final PartitionSpec spec;
   private final FanoutDataWriter<StructLike> writer;
   private final PartitionKey partitionKey;
+
+  /**
+   * The target column positions of the partition's source columns, or null when one is not a
+   * top-level column, and their values in the row the partition key was last computed for: rows
+   * come sorted by bucket, so most rows share the previous row's partition, and a time transform is
+   * dear to compute per row.
+   */
+  private final int[] partitionSources;
+
+  private final Object[] partitionSourceValues;
+  private boolean partitionKnown;
   private final InternalRecordWrapper wrapper;
   private final int[] targetPositions;
   private final org.apache.iceberg.types.Type[] outputTypes;
@@ -69,6 +81,9 @@ final class TargetWriter implements Closeable {
     this.writer =
         new FanoutDataWriter<>(new InternalFiles(target), names, target.io(), targetFileSize);
     this.partitionKey = spec.isUnpartitioned() ? null : new PartitionKey(spec, schema);
+    this.partitionSources = partitionSources(spec, schema);
+    this.partitionSourceValues =
+        partitionSources == null ? null : new Object[partitionSources.length];
     this.wrapper = new InternalRecordWrapper(schema.asStruct());
     List<Types.NestedField> outputColumns = outputSchema.columns();
     this.targetPositions = new int[outputColumns.size()];
@@ -107,10 +122,48 @@ final class TargetWriter implements Closeable {
     if (partitionKey == null) {
       writer.write(row, spec, null);
     } else {
-      partitionKey.partition(row);
+      if (!samePartitionSources(row)) {
+        partitionKey.partition(row);
+      }
       writer.write(row, spec, partitionKey);
     }
     rows++;
+  }
+
+  /**
+   * Whether the row's partition source values are those the partition key was computed for;
+   * remembers the row's when not.
+   */
+  private boolean samePartitionSources(StructLike row) {
+    if (partitionSources == null) {
+      return false;
+    }
+    boolean same = partitionKnown;
+    for (int i = 0; i < partitionSources.length; i++) {
+      Object value = row.get(partitionSources[i], Object.class);
+      if (same && !Objects.equals(value, partitionSourceValues[i])) {
+        same = false;
+      }
+      partitionSourceValues[i] = value;
+    }
+    partitionKnown = true;
+    return same;
+  }
+
+  /** Positions of the spec's source columns in the schema, or null when one is not top-level. */
+  private static int[] partitionSources(PartitionSpec spec, Schema schema) {
+    if (spec.isUnpartitioned()) {
+      return null;
+    }
+    List<Types.NestedField> columns = schema.columns();
+    int[] positions = new int[spec.fields().size()];
+    for (int i = 0; i < positions.length; i++) {
+      positions[i] = columns.indexOf(schema.findField(spec.fields().get(i).sourceId()));
+      if (positions[i] < 0) {
+        return null;
+      }
+    }
+    return positions;
   }
 
   long rowsWritten() {

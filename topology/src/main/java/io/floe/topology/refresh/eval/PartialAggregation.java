@@ -41,10 +41,28 @@ final class PartialAggregation {
   private final long[] scratch;
   private final long[][] keyValues;
   private final long[] rowMasks = new long[Vectors.BATCH];
-  private int[] table = new int[1 << 10];
+
+  /**
+   * The group table, open addressing: a slot holds a group's key hash in its upper 32 bits and its
+   * id plus one in the lower (0 when empty), so that a probe compares keys only on a hash match.
+   */
+  private long[] table = new long[1 << 10];
+
   private long[] keys;
   private long[] nullMasks = new long[64];
   private int groups;
+
+  /**
+   * Slots of the cache of recently found groups: a small direct-mapped table in front of the group
+   * table, holding keys inline, so that the groups a run of rows keeps meeting (time-ordered data
+   * meets the groups of the current bucket again and again) are found without touching the large
+   * table. A slot holds its group's id plus one, 0 when empty.
+   */
+  private static final int RECENT = 256;
+
+  private final long[] recentKeys;
+  private final long[] recentMasks = new long[RECENT];
+  private final int[] recentGroups = new int[RECENT];
 
   /**
    * @param source the batch vectors the readers fill, one per source schema column (null for the
@@ -97,6 +115,7 @@ final class PartialAggregation {
     this.scratch = new long[keyColumns.length];
     this.keyValues = new long[keyColumns.length][Vectors.BATCH];
     this.keys = new long[64 * Math.max(1, keyColumns.length)];
+    this.recentKeys = new long[RECENT * keyColumns.length];
     this.states = new AggregateStates.State[input.calls().size()];
     for (int a = 0; a < states.length; a++) {
       int aggregate = a;
@@ -238,18 +257,45 @@ final class PartialAggregation {
 
   private int findOrInsert(long[] key, long mask) {
     int width = key.length;
+    int hash = hash(key, mask);
+    int recent = (hash >>> 24) & (RECENT - 1);
+    if (recentGroups[recent] != 0
+        && recentMasks[recent] == mask
+        && equalRecent(recent, key, width)) {
+      return recentGroups[recent] - 1;
+    }
+    int g = find(hash, key, mask);
+    recentMasks[recent] = mask;
+    recentGroups[recent] = g + 1;
+    System.arraycopy(key, 0, recentKeys, recent * width, width);
+    return g;
+  }
+
+  private int find(int hash, long[] key, long mask) {
+    int width = key.length;
     int slotMask = table.length - 1;
-    int slot = hash(key, mask) & slotMask;
+    int slot = hash & slotMask;
     while (true) {
-      int g = table[slot] - 1;
-      if (g < 0) {
-        return insert(slot, key, mask);
+      long entry = table[slot];
+      if (entry == 0) {
+        return insert(slot, hash, key, mask);
       }
-      if (nullMasks[g] == mask && equalKey(g, key, width)) {
+      int g = (int) entry - 1;
+      if ((int) (entry >>> 32) == hash && nullMasks[g] == mask && equalKey(g, key, width)) {
         return g;
       }
       slot = (slot + 1) & slotMask;
     }
+  }
+
+  private boolean equalRecent(int recent, long[] key, int width) {
+    int base = recent * width;
+    for (int k = 0; k < width; k++) {
+      if (recentKeys[base + k] != key[k]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private boolean equalKey(int g, long[] key, int width) {
@@ -262,7 +308,7 @@ final class PartialAggregation {
     return true;
   }
 
-  private int insert(int slot, long[] key, long mask) {
+  private int insert(int slot, int hash, long[] key, long mask) {
     int g = groups++;
     int width = key.length;
     if (g == nullMasks.length) {
@@ -271,25 +317,30 @@ final class PartialAggregation {
     }
     System.arraycopy(key, 0, keys, g * width, width);
     nullMasks[g] = mask;
-    table[slot] = g + 1;
+    table[slot] = entry(hash, g);
     if (groups * 2 > table.length) {
       rehash();
     }
     return g;
   }
 
+  private static long entry(int hash, int group) {
+    return ((long) hash << 32) | (group + 1L);
+  }
+
   private void rehash() {
-    int width = scratch.length;
-    table = new int[table.length * 2];
+    long[] old = table;
+    table = new long[old.length * 2];
     int slotMask = table.length - 1;
-    long[] key = new long[width];
-    for (int g = 0; g < groups; g++) {
-      System.arraycopy(keys, g * width, key, 0, width);
-      int slot = hash(key, nullMasks[g]) & slotMask;
+    for (long entry : old) {
+      if (entry == 0) {
+        continue;
+      }
+      int slot = (int) (entry >>> 32) & slotMask;
       while (table[slot] != 0) {
         slot = (slot + 1) & slotMask;
       }
-      table[slot] = g + 1;
+      table[slot] = entry;
     }
   }
 
@@ -380,21 +431,31 @@ final class PartialAggregation {
 
   /** Strings and any other values: ids in order of first appearance; equality is equals(). */
   private static final class DictionaryKey implements KeyEncoder {
+    /** Slots of the cache of ids by value instance. */
+    private static final int INSTANCES = 64;
+
     private final Map<Object, Integer> ids = new HashMap<>();
     private final List<Object> values = new ArrayList<>();
-    private Object last;
-    private int lastId = -1;
+
+    /**
+     * Ids of recently seen value instances, direct-mapped by identity hash: readers hand out one
+     * instance per Parquet dictionary entry, so most lookups end here without hashing or comparing
+     * the value.
+     */
+    private final Object[] instances = new Object[INSTANCES];
+
+    private final int[] instanceIds = new int[INSTANCES];
 
     @Override
     public long encode(Vector vector, int row) {
       Object value = vector.get(row);
-      // Readers hand out one instance per Parquet dictionary entry: most lookups end here.
-      if (value == last) {
-        return lastId;
+      int slot = System.identityHashCode(value) & (INSTANCES - 1);
+      if (instances[slot] == value) {
+        return instanceIds[slot];
       }
       int id = idOf(value);
-      last = value;
-      lastId = id;
+      instances[slot] = value;
+      instanceIds[slot] = id;
       return id;
     }
 
