@@ -3,7 +3,9 @@ package io.floe.topology.refresh;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
@@ -100,6 +102,29 @@ final class TargetWriter implements Closeable {
     }
     this.outputValues = new Object[targetColumns.size()];
     this.outputRow = new ArrayRow(outputValues);
+  }
+
+  private static final String DICTIONARY_PREFIX = "write.parquet.dict-encoding-enabled.column.";
+
+  /**
+   * Floe's defaults for writing a target's files, where the table sets nothing else: no Parquet
+   * dictionary for double and float columns. Those hold a view's measures (sums, averages, prices);
+   * Parquet keeps a dictionary that is smaller than the plain values before compression, but the
+   * compressed plain values come out smaller still (the backfill bench's OHLCV files by 15%), and
+   * building the dictionaries was half the time of writing the files.
+   */
+  static Map<String, String> writerDefaults(Table target) {
+    Map<String, String> defaults = new HashMap<>();
+    for (Types.NestedField column : target.schema().columns()) {
+      org.apache.iceberg.types.Type.TypeID type = column.type().typeId();
+      String key = DICTIONARY_PREFIX + column.name();
+      if ((type == org.apache.iceberg.types.Type.TypeID.DOUBLE
+              || type == org.apache.iceberg.types.Type.TypeID.FLOAT)
+          && !target.properties().containsKey(key)) {
+        defaults.put(key, "false");
+      }
+    }
+    return defaults;
   }
 
   /**
@@ -221,13 +246,15 @@ final class TargetWriter implements Closeable {
 
   /**
    * Parquet data files of rows in Iceberg's internal representation, with the table's properties,
-   * metrics and sort order. Floe writes delete files elsewhere.
+   * metrics and sort order, and Floe's {@link #writerDefaults}. Floe writes delete files elsewhere.
    */
   private static final class InternalFiles implements FileWriterFactory<StructLike> {
     private final Table target;
+    private final Map<String, String> defaults;
 
     InternalFiles(Table target) {
       this.target = target;
+      this.defaults = writerDefaults(target);
     }
 
     @Override
@@ -236,6 +263,7 @@ final class TargetWriter implements Closeable {
       try {
         return Parquet.writeData(file)
             .forTable(target)
+            .setAll(defaults)
             .createWriterFunc(type -> InternalWriter.create(target.schema().asStruct(), type))
             .withSpec(spec)
             .withPartition(partition)

@@ -16,19 +16,27 @@ import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.TargetPartitionField;
 import io.floe.topology.view.ViewDefinition;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.io.LocalInputFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -347,6 +355,52 @@ class TargetWritesTest {
 
   private Object orNull(Object value) {
     return random.nextInt(10) == 0 ? null : value;
+  }
+
+  @Test
+  void shouldWriteMeasuresWithoutADictionaryUnlessTheTableAsksForOne() throws Exception {
+    // Prices of few values: a dictionary Parquet would keep for the measures.
+    List<Record> few = randomTrades(500, "2026-04-06", 8, 18);
+    few.forEach(r -> r.setField("price", (double) (((Long) r.getField("id")) % 3)));
+    lake.append(trades, few);
+    ViewRefresher refresher = new ViewRefresher(name -> lake.catalog());
+    ViewDefinition minute = view("ohlcv_1m", OHLCV_1M);
+    maintain(refresher, minute);
+    Map<String, Set<Encoding>> before = encodings(target(minute));
+
+    // The table's own settings win over Floe's defaults.
+    target(minute)
+        .updateProperties()
+        .set("write.parquet.dict-encoding-enabled.column.symbol", "false")
+        .commit();
+    lake.append(trades, randomTrades(500, "2026-04-06", 8, 18));
+    maintain(refresher, minute);
+    Map<String, Set<Encoding>> after = encodings(target(minute));
+
+    assertThat(before.get("high")).doesNotContain(Encoding.PLAIN_DICTIONARY);
+    assertThat(before.get("open")).doesNotContain(Encoding.PLAIN_DICTIONARY);
+    assertThat(before.get("symbol")).contains(Encoding.PLAIN_DICTIONARY);
+    assertThat(after.get("symbol")).doesNotContain(Encoding.PLAIN_DICTIONARY);
+    assertThat(after.get("low")).doesNotContain(Encoding.PLAIN_DICTIONARY);
+  }
+
+  /** The encodings of each column over the data files the target's last commit added. */
+  private static Map<String, Set<Encoding>> encodings(Table target) throws IOException {
+    Map<String, Set<Encoding>> encodings = new HashMap<>();
+    for (org.apache.iceberg.DataFile file : target.currentSnapshot().addedDataFiles(target.io())) {
+      try (ParquetFileReader reader =
+          ParquetFileReader.open(
+              new LocalInputFile(Path.of(java.net.URI.create(file.location()))))) {
+        for (BlockMetaData block : reader.getFooter().getBlocks()) {
+          for (ColumnChunkMetaData chunk : block.getColumns()) {
+            encodings
+                .computeIfAbsent(chunk.getPath().toDotString(), k -> new HashSet<>())
+                .addAll(chunk.getEncodings());
+          }
+        }
+      }
+    }
+    return encodings;
   }
 
   @Test
