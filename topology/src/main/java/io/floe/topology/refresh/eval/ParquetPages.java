@@ -19,16 +19,16 @@ import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.values.ValuesReader;
-import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * Decodes one flat column chunk of a row group read whole, a page at a time, into batch vectors:
- * the definition levels of a run of rows first, then their values in one typed loop. Parquet's own
- * decoders do the decoding (levels, dictionary ids, any encoding); what this adds is that values go
- * straight into primitive arrays, with no per-value converter call or column-reader state machine,
- * which was most of a full refresh's time. Plain-encoded numbers are read from the page's bytes
- * directly; dictionary entries are decoded once per column chunk into the vector's representation.
+ * the definition levels of a run of rows first, then their values in one typed loop. {@link
+ * HybridRle} decodes levels and dictionary ids many at a time, Parquet's own decoders the values of
+ * other encodings; what this adds is that values go straight into primitive arrays, with no
+ * per-value converter call or column-reader state machine, which was most of a full refresh's time.
+ * Plain-encoded numbers are read from the page's bytes directly; dictionary entries are decoded
+ * once per column chunk into the vector's representation.
  *
  * <p>Only for row groups whose pages are all read: with pages skipped by the column index, the
  * columns' pages no longer line up by row, and {@link ParquetBatches} uses Parquet's column
@@ -99,18 +99,20 @@ final class ParquetPages {
         v1.getRlEncoding()
             .getValuesReader(descriptor, ValuesType.REPETITION_LEVEL)
             .initFromPage(v1.getValueCount(), in);
-        ValuesReader definitionReader =
-            v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
-        definitionReader.initFromPage(v1.getValueCount(), in);
-        levels = Levels.of(definitionReader);
+        if (maxDefinition > 0 && v1.getDlEncoding() == Encoding.RLE) {
+          // The levels' length, then the levels.
+          int length = BytesUtils.readIntLittleEndian(in);
+          levels = levels(in.slice(length));
+        } else {
+          ValuesReader definitionReader =
+              v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
+          definitionReader.initFromPage(v1.getValueCount(), in);
+          levels = Levels.of(definitionReader);
+        }
         values = values(v1.getValueEncoding(), v1.getValueCount(), in);
       } else {
         DataPageV2 v2 = (DataPageV2) page;
-        levels =
-            Levels.of(
-                new RunLengthBitPackingHybridDecoder(
-                    BytesUtils.getWidthFromMaxInt(maxDefinition),
-                    v2.getDefinitionLevels().toInputStream()));
+        levels = maxDefinition > 0 ? levels(v2.getDefinitionLevels().toByteBuffer()) : null;
         values = values(v2.getDataEncoding(), v2.getValueCount(), v2.getData().toInputStream());
       }
     } catch (IOException e) {
@@ -119,15 +121,20 @@ final class ParquetPages {
     left = page.getValueCount();
   }
 
+  private Levels levels(ByteBuffer encoded) {
+    HybridRle decoder = new HybridRle(encoded, BytesUtils.getWidthFromMaxInt(maxDefinition));
+    return (into, m) -> decoder.read(into, 0, m);
+  }
+
   private Values values(Encoding encoding, int count, ByteBufferInputStream in) throws IOException {
     if (encoding.usesDictionary()) {
       if (dictionary == null) {
         throw new IllegalStateException("Column " + descriptor + " has no dictionary page");
       }
-      ValuesReader ids =
-          encoding.getDictionaryBasedValuesReader(descriptor, ValuesType.VALUES, dictionary);
-      ids.initFromPage(count, in);
-      return dictionaryValues(ids);
+      // The ids' bit width, then the ids.
+      ByteBuffer encoded = in.slice(in.available());
+      int bitWidth = encoded.get() & 0xFF;
+      return dictionaryValues(new Ids(new HybridRle(encoded, bitWidth)));
     }
     if (encoding == Encoding.PLAIN
         && (vector instanceof LongVector || vector instanceof DoubleVector)
@@ -174,19 +181,21 @@ final class ParquetPages {
     };
   }
 
-  private Values dictionaryValues(ValuesReader ids) {
+  private Values dictionaryValues(Ids ids) {
     if (decodedDictionary == null) {
       decodedDictionary = decode(dictionary);
     }
+    int[] id = ids.buffer;
     if (vector instanceof LongVector longs) {
       long[] entries = (long[]) decodedDictionary;
       return (defined, max, offset, m) -> {
         long[] out = longs.values;
         boolean[] nulls = longs.nulls;
-        for (int i = 0; i < m; i++) {
+        ids.read(defined, max, m);
+        for (int i = 0, next = 0; i < m; i++) {
           int row = offset + i;
           if (defined == null || defined[i] == max) {
-            out[row] = entries[ids.readValueDictionaryId()];
+            out[row] = entries[id[next++]];
             nulls[row] = false;
           } else {
             nulls[row] = true;
@@ -199,10 +208,11 @@ final class ParquetPages {
       return (defined, max, offset, m) -> {
         double[] out = doubles.values;
         boolean[] nulls = doubles.nulls;
-        for (int i = 0; i < m; i++) {
+        ids.read(defined, max, m);
+        for (int i = 0, next = 0; i < m; i++) {
           int row = offset + i;
           if (defined == null || defined[i] == max) {
-            out[row] = entries[ids.readValueDictionaryId()];
+            out[row] = entries[id[next++]];
             nulls[row] = false;
           } else {
             nulls[row] = true;
@@ -213,12 +223,35 @@ final class ParquetPages {
     // One instance per dictionary entry, shared by every row that holds it.
     Object[] entries = (Object[]) decodedDictionary;
     return (defined, max, offset, m) -> {
-      for (int i = 0; i < m; i++) {
-        vector.set(
-            offset + i,
-            defined == null || defined[i] == max ? entries[ids.readValueDictionaryId()] : null);
+      ids.read(defined, max, m);
+      for (int i = 0, next = 0; i < m; i++) {
+        vector.set(offset + i, defined == null || defined[i] == max ? entries[id[next++]] : null);
       }
     };
+  }
+
+  /** The dictionary ids of a page, decoded for a run of rows at a time into one buffer. */
+  private static final class Ids {
+    final int[] buffer = new int[Vectors.BATCH];
+    private final HybridRle decoder;
+
+    Ids(HybridRle decoder) {
+      this.decoder = decoder;
+    }
+
+    /** Decodes the ids of the defined values among the next {@code m} rows. */
+    void read(int[] defined, int max, int m) {
+      int count = m;
+      if (defined != null) {
+        count = 0;
+        for (int i = 0; i < m; i++) {
+          if (defined[i] == max) {
+            count++;
+          }
+        }
+      }
+      decoder.read(buffer, 0, count);
+    }
   }
 
   /** The dictionary's entries in the vector's representation. */
@@ -323,18 +356,6 @@ final class ParquetPages {
       return (into, m) -> {
         for (int i = 0; i < m; i++) {
           into[i] = reader.readInteger();
-        }
-      };
-    }
-
-    static Levels of(RunLengthBitPackingHybridDecoder decoder) {
-      return (into, m) -> {
-        try {
-          for (int i = 0; i < m; i++) {
-            into[i] = decoder.readInt();
-          }
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
         }
       };
     }
