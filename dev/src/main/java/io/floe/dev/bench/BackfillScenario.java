@@ -52,11 +52,15 @@ final class BackfillScenario {
   private static final int WARMUP_ROWS = 250_000;
 
   /**
-   * Untimed refreshes over the warm-up table, each into a new target: writing target files reaches
-   * its compiled speed only after a few hundred thousand rows (one warm-up refresh left the first
-   * timed chunk twice as slow as the next ones).
+   * Untimed refreshes over the warm-up table, each into a new target, 4 M rows in all: refreshes of
+   * 1 M rows in one JVM took 490, 420, 325, 350, 330, 295, 295 and 245 ms, the JIT reaching its
+   * compiled speed only after several million rows. The same refresh in a JVM that did nothing
+   * before is measured too ({@link #COLD_VIEW}).
    */
-  private static final int WARMUP_REFRESHES = 4;
+  private static final int WARMUP_REFRESHES = 16;
+
+  /** The view of the timed refresh in a JVM with no warm-up, into a target of its own. */
+  private static final String COLD_VIEW = "ohlcv_1m_cold";
 
   /** The heap of the JVM that runs Floe's refresh. */
   static final String FLOE_HEAP = "512m";
@@ -102,7 +106,10 @@ final class BackfillScenario {
           new Trades(6).between(FIRST_DAY, FIRST_DAY.plus(Duration.ofDays(days)), WARMUP_ROWS));
 
       ctx.progress(NAME, "Floe: full refresh in a JVM with -Xmx" + FLOE_HEAP);
-      Properties floe = FloeSide.fork(dir, snapshot);
+      Properties floe = FloeSide.fork(dir, snapshot, WARMUP_REFRESHES, VIEW);
+      ctx.progress(NAME, "Floe: the same refresh in a new JVM, without warm-up");
+      Properties cold = FloeSide.fork(dir, snapshot, 0, COLD_VIEW);
+      double coldSeconds = Double.parseDouble(cold.getProperty("seconds"));
       double floeSeconds = Double.parseDouble(floe.getProperty("seconds"));
       long rowsRead = Long.parseLong(floe.getProperty("rowsRead"));
       long peakHeap = Long.parseLong(floe.getProperty("peakHeapBytes"));
@@ -114,7 +121,7 @@ final class BackfillScenario {
       if (!ctx.quick()) {
         result.note("oracle check skipped at this size");
       } else {
-        Table target = lake.catalog().loadTable(view().target().identifier());
+        Table target = lake.catalog().loadTable(view(VIEW).target().identifier());
         Oracle.difference(target, trades, trades.name(), snapshot, QUERY)
             .ifPresentOrElse(
                 d -> result.note("WRONG RESULT: " + d),
@@ -135,6 +142,14 @@ final class BackfillScenario {
           .figure(
               new Figure(
                   "full refresh time", "s", floeSeconds, duckSeconds, "DuckDB, all cores", true))
+          .figure(
+              new Figure(
+                  "full refresh throughput, first refresh of a new JVM",
+                  "rows/s",
+                  rowsRead / coldSeconds,
+                  rowsRead / duckSeconds,
+                  "DuckDB, all cores",
+                  false))
           .figure(Figure.alone("peak heap during the refresh", "MiB", peakHeap / 1048576.0))
           .note(
               "Floe refreshed "
@@ -150,7 +165,9 @@ final class BackfillScenario {
                   + WARMUP_REFRESHES
                   + " untimed refreshes of the same view over "
                   + WARMUP_ROWS
-                  + " rows of another table, over the same days, warmed that JVM's JIT first.");
+                  + " rows of another table, over the same days, warmed that JVM's JIT first, as in"
+                  + " a service that has run for a while; the first refresh of a new JVM ran the"
+                  + " same refresh with no warm-up, JIT compilation included.");
     }
     return result;
   }
@@ -176,9 +193,12 @@ final class BackfillScenario {
     return trades;
   }
 
-  /** The view, the same in the bench's process and in Floe's. */
-  private static ViewDefinition view() {
-    return ViewDefinition.of("ohlcv_1m", QUERY, TableName.parse("lake.analytics.ohlcv_1m"));
+  /** The view of the timed refresh, whose target the oracle checks. */
+  private static final String VIEW = "ohlcv_1m";
+
+  /** The view, the same in the bench's process and in Floe's, named {@code name}. */
+  private static ViewDefinition view(String name) {
+    return ViewDefinition.of(name, QUERY, TableName.parse("lake.analytics." + name));
   }
 
   /** The same view over the warm-up table. */
@@ -190,8 +210,8 @@ final class BackfillScenario {
   }
 
   /**
-   * Floe's side of the backfill: the full refresh of the view at a snapshot of the source, after an
-   * untimed refresh of the same view over the warm-up table, in the JVM it is started in, which
+   * Floe's side of the backfill: the full refresh of the view at a snapshot of the source, after
+   * untimed refreshes of the same view over the warm-up table, in the JVM it is started in, which
    * writes what it measured to a properties file.
    */
   static final class FloeSide {
@@ -201,30 +221,41 @@ final class BackfillScenario {
     /**
      * Runs the refresh in a new JVM with the bench's class path and a {@value
      * BackfillScenario#FLOE_HEAP} heap; returns what it measured.
+     *
+     * @param warmups untimed refreshes over the warm-up table first
+     * @param name the view of the timed refresh, whose target it creates
      */
-    static Properties fork(Path dir, long snapshot) throws IOException, InterruptedException {
+    static Properties fork(Path dir, long snapshot, int warmups, String name)
+        throws IOException, InterruptedException {
       return ChildJvm.run(
           "Floe's side of the backfill",
           FloeSide.class,
           dir,
-          "floe-side",
+          name.equals(VIEW) ? "floe-side" : "floe-side-" + name,
           // The heap sized up front, as a service's is once it has run a while: a heap that the
           // timed refresh must first grow made G1 collect and mark concurrently on the two cores.
           List.of("-Xms" + FLOE_HEAP, "-Xmx" + FLOE_HEAP, "-XX:+ExitOnOutOfMemoryError"),
           FLOE_TIMEOUT,
           dir.toString(),
-          Long.toString(snapshot));
+          Long.toString(snapshot),
+          Integer.toString(warmups),
+          name);
     }
 
-    /** {@code dir snapshot-id out-file}: refreshes the view and writes what it measured. */
+    /**
+     * {@code dir snapshot-id warm-ups view-name out-file}: refreshes the view and writes what it
+     * measured.
+     */
     public static void main(String[] args) throws Exception {
       ManifestWork.planOnCallingThreadByDefault();
       Path dir = Path.of(args[0]);
       long snapshot = Long.parseLong(args[1]);
+      int warmups = Integer.parseInt(args[2]);
+      String name = args[3];
       try (BenchLake lake = new BenchLake(dir)) {
         ViewRefresher refresher = new ViewRefresher(lake::catalog);
         Table warmup = lake.catalog().loadTable(TableIdentifier.of("market", WARMUP_SOURCE));
-        for (int i = 0; i < WARMUP_REFRESHES; i++) {
+        for (int i = 0; i < warmups; i++) {
           refresher.refresh(
               RefreshRequest.of(
                   BenchLake.compiled(warmupView(i)),
@@ -234,7 +265,7 @@ final class BackfillScenario {
               ViewRefresher.ProgressListener.NONE);
         }
         RefreshRequest request =
-            RefreshRequest.of(BenchLake.compiled(view()), snapshot, null, DirtyBuckets.none());
+            RefreshRequest.of(BenchLake.compiled(view(name)), snapshot, null, DirtyBuckets.none());
         System.gc();
         List<MemoryPoolMXBean> heap =
             ManagementFactory.getMemoryPoolMXBeans().stream()
@@ -252,7 +283,7 @@ final class BackfillScenario {
         measured.setProperty("chunks", Integer.toString(outcome.chunks()));
         measured.setProperty("peakHeapBytes", Long.toString(peakHeap));
         measured.setProperty("maxHeapBytes", Long.toString(Runtime.getRuntime().maxMemory()));
-        ChildJvm.write(measured, args[2], "Floe's side of the backfill");
+        ChildJvm.write(measured, args[4], "Floe's side of the backfill");
       }
     }
   }
