@@ -2,6 +2,7 @@ package io.floe.topology.iceberg;
 
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Scan;
@@ -17,8 +18,9 @@ import org.apache.iceberg.util.ThreadPools;
  * <p>Iceberg hands a scan's or a commit's manifests to its worker pool by default and then waits
  * for them by polling every 10 ms ({@code ParallelIterable}, {@code Tasks}), so that planning a
  * source of ten manifests took 35 ms where reading them one after the other takes 4 ms, and every
- * commit waited at least 10 ms for its one new manifest. Floe's tables mostly have few manifests
- * (Iceberg merges them at 100 by default), and a refresh plans and commits several times.
+ * commit waited at least 10 ms for each of its steps that touch manifests. Floe's tables mostly
+ * have few manifests (Iceberg merges them at 100 by default), and a refresh plans and commits
+ * several times.
  */
 public final class ManifestWork {
 
@@ -35,12 +37,14 @@ public final class ManifestWork {
   private ManifestWork() {}
 
   /**
-   * Makes Iceberg plan scans on the calling thread unless told otherwise ({@link #scan}), when the
-   * property is not set already. Floe's entry points call it first: it takes effect only before
-   * Iceberg plans its first scan in the JVM.
+   * Makes Iceberg plan scans on the calling thread unless told otherwise ({@link #scan}), when
+   * neither the property nor its environment variable ({@code ICEBERG_SCAN_PLAN_IN_WORKER_POOL}) is
+   * set already. Floe's entry points call it first: it takes effect only before Iceberg plans its
+   * first scan in the JVM.
    */
   public static void planOnCallingThreadByDefault() {
-    if (System.getProperty(PLAN_IN_WORKER_POOL) == null) {
+    if (System.getProperty(PLAN_IN_WORKER_POOL) == null
+        && System.getenv("ICEBERG_SCAN_PLAN_IN_WORKER_POOL") == null) {
       System.setProperty(PLAN_IN_WORKER_POOL, "false");
     }
   }
@@ -52,7 +56,8 @@ public final class ManifestWork {
    * @param snapshot the snapshot the scan reads, or null for none
    */
   public static <S extends Scan<S, ?, ?>> S scan(S scan, Table table, Snapshot snapshot) {
-    return isLarge(table, snapshot) ? scan.planWith(ThreadPools.getWorkerPool()) : scan;
+    // Iceberg takes an executor as a scan's own only when it is not its worker pool itself.
+    return isLarge(table, snapshot) ? scan.planWith(WORKER_POOL) : scan;
   }
 
   /**
@@ -62,21 +67,36 @@ public final class ManifestWork {
    * @param base the snapshot the commit builds on (the table's current one), or null for none
    */
   public static <U extends SnapshotUpdate<U>> U commit(U update, Table table, Snapshot base) {
-    return isLarge(table, base) ? update : update.scanManifestsWith(CallingThread.INSTANCE);
+    return isLarge(table, base)
+        ? update
+        : update.scanManifestsWith(CALLING_THREAD).writeManifestsWith(CALLING_THREAD, 1);
   }
 
-  private static boolean isLarge(Table table, Snapshot snapshot) {
+  /** Whether the manifests of the snapshot go to Iceberg's worker pool. */
+  static boolean isLarge(Table table, Snapshot snapshot) {
     return snapshot != null
         && snapshot.allManifests(table.io()).size() > CALLING_THREAD_MAX_MANIFESTS;
   }
 
-  /** Runs each task on the thread that submits it, before {@code execute} returns. */
-  private static final class CallingThread extends AbstractExecutorService {
-    static final ExecutorService INSTANCE = new CallingThread();
+  private static final ExecutorService CALLING_THREAD = new Forwarding(Runnable::run);
+
+  private static final ExecutorService WORKER_POOL =
+      new Forwarding(task -> ThreadPools.getWorkerPool().execute(task));
+
+  /**
+   * An executor service that hands each task to an executor: the calling thread, before {@code
+   * execute} returns, or Iceberg's worker pool. Shutting it down does nothing.
+   */
+  private static final class Forwarding extends AbstractExecutorService {
+    private final Executor executor;
+
+    Forwarding(Executor executor) {
+      this.executor = executor;
+    }
 
     @Override
     public void execute(Runnable command) {
-      command.run();
+      executor.execute(command);
     }
 
     @Override

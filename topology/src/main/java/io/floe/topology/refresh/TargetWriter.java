@@ -104,8 +104,6 @@ final class TargetWriter implements Closeable {
     this.outputRow = new ArrayRow(outputValues);
   }
 
-  private static final String DICTIONARY_PREFIX = "write.parquet.dict-encoding-enabled.column.";
-
   /**
    * Floe's defaults for writing a target's files, where the table sets nothing else: no Parquet
    * dictionary for double and float columns. Those hold a view's measures (sums, averages, prices);
@@ -117,7 +115,7 @@ final class TargetWriter implements Closeable {
     Map<String, String> defaults = new HashMap<>();
     for (Types.NestedField column : target.schema().columns()) {
       org.apache.iceberg.types.Type.TypeID type = column.type().typeId();
-      String key = DICTIONARY_PREFIX + column.name();
+      String key = TableProperties.PARQUET_DICT_ENCODING_ENABLED_COLUMN_PREFIX + column.name();
       if ((type == org.apache.iceberg.types.Type.TypeID.DOUBLE
               || type == org.apache.iceberg.types.Type.TypeID.FLOAT)
           && !target.properties().containsKey(key)) {

@@ -91,12 +91,25 @@ final class HybridRle {
   }
 
   private void unpack(int[] out, int offset) {
-    if (position + bitWidth > in.limit()) {
-      throw new IllegalStateException("A bit-packed run ends past its page's values");
-    }
-    packer.unpack8Values(in, position, out, offset);
-    position += bitWidth;
     packedGroups--;
+    if (bitWidth == 0) {
+      // Parquet's unpacker of width 0 writes nothing.
+      Arrays.fill(out, offset, offset + 8, 0);
+      return;
+    }
+    int available = in.limit() - position;
+    if (available <= 0) {
+      throw new IllegalStateException("A bit-packed run ends past the end of the encoded values");
+    }
+    if (available < bitWidth) {
+      // A last group cut short: its missing bytes read as zeros, as parquet-mr reads them.
+      byte[] padded = new byte[bitWidth];
+      in.get(position, padded, 0, available);
+      packer.unpack8Values(padded, 0, out, offset);
+    } else {
+      packer.unpack8Values(in, position, out, offset);
+    }
+    position += Math.min(bitWidth, available);
   }
 
   private void nextRun() {

@@ -42,6 +42,7 @@ final class ParquetPages {
   private final Vector vector;
   private final int maxDefinition;
   private final int[] definitions = new int[Vectors.BATCH];
+  private final Ids ids = new Ids();
 
   /** The column chunk's dictionary, decoded into the vector's representation, or null. */
   private Object decodedDictionary;
@@ -131,10 +132,11 @@ final class ParquetPages {
       if (dictionary == null) {
         throw new IllegalStateException("Column " + descriptor + " has no dictionary page");
       }
-      // The ids' bit width, then the ids.
+      // The ids' bit width, then the ids; a page of nulls only may hold neither.
       ByteBuffer encoded = in.slice(in.available());
-      int bitWidth = encoded.get() & 0xFF;
-      return dictionaryValues(new Ids(new HybridRle(encoded, bitWidth)));
+      int bitWidth = encoded.hasRemaining() ? encoded.get() & 0xFF : 0;
+      ids.decoder = new HybridRle(encoded, bitWidth);
+      return dictionaryValues();
     }
     if (encoding == Encoding.PLAIN
         && (vector instanceof LongVector || vector instanceof DoubleVector)
@@ -181,7 +183,7 @@ final class ParquetPages {
     };
   }
 
-  private Values dictionaryValues(Ids ids) {
+  private Values dictionaryValues() {
     if (decodedDictionary == null) {
       decodedDictionary = decode(dictionary);
     }
@@ -230,14 +232,12 @@ final class ParquetPages {
     };
   }
 
-  /** The dictionary ids of a page, decoded for a run of rows at a time into one buffer. */
+  /**
+   * The dictionary ids of the current page, decoded for a run of rows at a time into one buffer.
+   */
   private static final class Ids {
     final int[] buffer = new int[Vectors.BATCH];
-    private final HybridRle decoder;
-
-    Ids(HybridRle decoder) {
-      this.decoder = decoder;
-    }
+    HybridRle decoder;
 
     /** Decodes the ids of the defined values among the next {@code m} rows. */
     void read(int[] defined, int max, int m) {

@@ -52,6 +52,28 @@ class HybridRleTest {
   }
 
   @ParameterizedTest
+  @ValueSource(ints = {0, 3, 11})
+  void shouldDecodeFromASliceInTheMiddleOfABufferIntoAnArrayHoldingOtherValues(int bitWidth)
+      throws Exception {
+    int[] values = new int[333];
+    Arrays.setAll(values, i -> bitWidth == 0 ? 0 : (i * 7919) & ((1 << bitWidth) - 1));
+    byte[] encoded = encode(values, bitWidth).array();
+    byte[] framed = new byte[encoded.length + 20];
+    System.arraycopy(encoded, 0, framed, 13, encoded.length);
+    ByteBuffer slice = ByteBuffer.wrap(framed, 13, encoded.length);
+
+    int[] decoded = new int[values.length + 10];
+    Arrays.fill(decoded, -1);
+    HybridRle decoder = new HybridRle(slice, bitWidth);
+    decoder.read(decoded, 5, 100);
+    decoder.read(decoded, 105, values.length - 100);
+
+    assertThat(Arrays.copyOfRange(decoded, 5, 5 + values.length)).isEqualTo(values);
+    assertThat(Arrays.copyOfRange(decoded, 0, 5)).containsOnly(-1);
+    assertThat(Arrays.copyOfRange(decoded, 5 + values.length, decoded.length)).containsOnly(-1);
+  }
+
+  @ParameterizedTest
   @ValueSource(ints = {1, 7, 20})
   void shouldFailClearlyWhenAskedForMoreValuesThanEncoded(int bitWidth) throws Exception {
     int[] values = new int[100];

@@ -1,0 +1,75 @@
+package io.floe.topology.iceberg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.floe.testing.IcebergFixture;
+import io.floe.testing.workload.TableWrites;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Scans and commits through ManifestWork, on either side of its manifest limit. */
+class ManifestWorkTest {
+
+  @TempDir Path dir;
+  private IcebergFixture lake;
+
+  @BeforeEach
+  void setUp() {
+    lake = IcebergFixture.create(dir);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    lake.close();
+  }
+
+  @Test
+  void shouldCommitAndPlanTheSameFilesOnTheCallingThreadAndInTheWorkerPool() {
+    Table table = lake.createTrades("market", "trades");
+    table.updateProperties().set(TableProperties.MANIFEST_MERGE_ENABLED, "false").commit();
+    Random random = new Random(7);
+    Set<String> appended = new HashSet<>();
+    int appends = ManifestWork.CALLING_THREAD_MAX_MANIFESTS + 2;
+    for (int i = 0; i < appends; i++) {
+      List<DataFile> files =
+          TableWrites.write(table, lake.randomTrades(random, 20, "2026-04-0" + (1 + i % 9), 8, 9));
+      table.refresh();
+      AppendFiles append = ManifestWork.commit(table.newAppend(), table, table.currentSnapshot());
+      files.forEach(append::appendFile);
+      append.commit();
+      files.forEach(file -> appended.add(file.location()));
+      table.refresh();
+      int manifests = table.currentSnapshot().allManifests(table.io()).size();
+      assertThat(manifests).isEqualTo(i + 1);
+      assertThat(ManifestWork.isLarge(table, table.currentSnapshot()))
+          .as("%d manifests", manifests)
+          .isEqualTo(manifests > ManifestWork.CALLING_THREAD_MAX_MANIFESTS);
+
+      List<String> planned = new ArrayList<>();
+      try (CloseableIterable<FileScanTask> tasks =
+          ManifestWork.scan(table.newScan(), table, table.currentSnapshot()).planFiles()) {
+        tasks.forEach(task -> planned.add(task.file().location()));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      assertThat(planned).containsExactlyInAnyOrderElementsOf(appended);
+    }
+    assertThat(ManifestWork.isLarge(table, null)).isFalse();
+  }
+}
