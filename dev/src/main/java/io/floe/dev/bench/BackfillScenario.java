@@ -167,8 +167,8 @@ final class BackfillScenario {
                   + WARMUP_ROWS
                   + " rows of another table, over the same days, warmed that JVM's JIT first, as in"
                   + " a service that has run for a while; the first refresh of a new JVM ran the"
-                  + " same refresh with no warm-up, JIT compilation included (the files it read"
-                  + " were in the OS page cache, as the other runs'.");
+                  + " same refresh with no warm-up, JIT compilation included; the files it read were"
+                  + " in the OS page cache, as for the other runs.");
     }
     return result;
   }
@@ -232,7 +232,7 @@ final class BackfillScenario {
           "Floe's side of the backfill",
           FloeSide.class,
           dir,
-          name.equals(VIEW) ? "floe-side" : "floe-side-" + name,
+          "floe-side-" + name,
           // The heap sized up front, as a service's is once it has run a while: a heap that the
           // timed refresh must first grow made G1 collect and mark concurrently on the two cores.
           List.of("-Xms" + FLOE_HEAP, "-Xmx" + FLOE_HEAP, "-XX:+ExitOnOutOfMemoryError"),

@@ -4,9 +4,10 @@ import io.floe.topology.iceberg.ManifestWork;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import org.apache.iceberg.CombinedScanTask;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Scan;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.CloseableIterable;
@@ -73,29 +74,21 @@ final class SourceReader {
   }
 
   private CloseableIterable<FileScanTask> planFiles() {
-    Snapshot snapshot = table.snapshot(snapshotId);
-    if (appendedAfter == null) {
-      return ManifestWork.scan(
-              table
-                  .newScan()
-                  .useSnapshot(snapshotId)
-                  .filter(filter)
-                  .project(projection)
-                  .includeColumnStats(statsColumns),
-              table,
-              snapshot)
-          .planFiles();
-    }
-    return ManifestWork.scan(
+    return appendedAfter == null
+        ? planFiles(table.newScan().useSnapshot(snapshotId))
+        : planFiles(
             table
                 .newIncrementalAppendScan()
                 .fromSnapshotExclusive(appendedAfter)
-                .toSnapshot(snapshotId)
-                .filter(filter)
-                .project(projection)
-                .includeColumnStats(statsColumns),
+                .toSnapshot(snapshotId));
+  }
+
+  private <S extends Scan<S, FileScanTask, CombinedScanTask>>
+      CloseableIterable<FileScanTask> planFiles(S scan) {
+    return ManifestWork.scan(
+            scan.filter(filter).project(projection).includeColumnStats(statsColumns),
             table,
-            snapshot)
+            table.snapshot(snapshotId))
         .planFiles();
   }
 

@@ -261,7 +261,7 @@ final class PartialAggregation {
     int recent = (hash >>> 24) & (RECENT - 1);
     if (recentGroups[recent] != 0
         && recentMasks[recent] == mask
-        && equalRecent(recent, key, width)) {
+        && sameKey(recentKeys, recent * width, key)) {
       return recentGroups[recent] - 1;
     }
     int g = find(hash, key, mask);
@@ -281,27 +281,17 @@ final class PartialAggregation {
         return insert(slot, hash, key, mask);
       }
       int g = (int) entry - 1;
-      if ((int) (entry >>> 32) == hash && nullMasks[g] == mask && equalKey(g, key, width)) {
+      if ((int) (entry >>> 32) == hash && nullMasks[g] == mask && sameKey(keys, g * width, key)) {
         return g;
       }
       slot = (slot + 1) & slotMask;
     }
   }
 
-  private boolean equalRecent(int recent, long[] key, int width) {
-    int base = recent * width;
-    for (int k = 0; k < width; k++) {
-      if (recentKeys[base + k] != key[k]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private boolean equalKey(int g, long[] key, int width) {
-    int base = g * width;
-    for (int k = 0; k < width; k++) {
-      if (keys[base + k] != key[k]) {
+  /** Whether {@code key} is stored at {@code stored[base, base + key.length)}. */
+  private static boolean sameKey(long[] stored, int base, long[] key) {
+    for (int k = 0; k < key.length; k++) {
+      if (stored[base + k] != key[k]) {
         return false;
       }
     }
