@@ -312,6 +312,18 @@ class DeploymentFilesTest {
     assertThat(map(map(tokenEnv.get("valueFrom")).get("secretKeyRef")).get("name"))
         .isEqualTo(map(byKind.get("Secret").get("metadata")).get("name"));
 
+    // Each pod is a static member under its own pod name, so a restart keeps its tasks.
+    String instanceVariable =
+        envReferences(floe.getProperty("group.instance.id")).iterator().next();
+    Map<String, Object> instanceEnv =
+        list(container.get("env")).stream()
+            .map(DeploymentFilesTest::map)
+            .filter(e -> instanceVariable.equals(e.get("name")))
+            .findFirst()
+            .orElseThrow();
+    assertThat(map(map(instanceEnv.get("valueFrom")).get("fieldRef")).get("fieldPath"))
+        .isEqualTo("metadata.name");
+
     // KEDA scales this StatefulSet on Floe's consumer group and commits topic.
     Map<String, Object> scaled = map(byKind.get("ScaledObject").get("spec"));
     assertThat(map(scaled.get("scaleTargetRef")).get("name"))

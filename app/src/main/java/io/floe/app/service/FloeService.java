@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -243,7 +244,12 @@ public final class FloeService implements AutoCloseable {
       watcher.close();
     }
     if (streams != null) {
-      streams.close(Duration.ofSeconds(30));
+      streams.close(
+          CloseOptions.timeout(Duration.ofSeconds(30))
+              .withGroupMembershipOperation(
+                  config.isStaticMember()
+                      ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
+                      : CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
     }
     globalDeadLetters.close();
     if (http != null) {

@@ -41,6 +41,51 @@ class FloeConfigTest {
   }
 
   @Test
+  void shouldFailOverWithinSecondsAndKeepStandbysByDefault() {
+    Properties streams = FloeConfig.of(minimal(), null).streamsProperties();
+
+    assertThat(streams.getProperty("session.timeout.ms")).isEqualTo("10000");
+    assertThat(streams.getProperty("heartbeat.interval.ms")).isEqualTo("3000");
+    assertThat(streams.getProperty("num.standby.replicas")).isEqualTo("1");
+  }
+
+  @Test
+  void shouldLetTheFileOverrideTheMembershipDefaults() {
+    Properties p = minimal();
+    p.setProperty("session.timeout.ms", "45000");
+    p.setProperty("num.standby.replicas", "0");
+
+    Properties streams = FloeConfig.of(p, null).streamsProperties();
+
+    assertThat(streams.getProperty("session.timeout.ms")).isEqualTo("45000");
+    assertThat(streams.getProperty("num.standby.replicas")).isEqualTo("0");
+  }
+
+  @Test
+  void shouldBeAStaticMemberOnlyWithAGroupInstanceId() {
+    Properties dynamic = minimal();
+    Properties viaEnvironment = minimal();
+    viaEnvironment.setProperty("config.providers", "env");
+    viaEnvironment.setProperty(
+        "config.providers.env.class",
+        "org.apache.kafka.common.config.provider.EnvVarConfigProvider");
+    viaEnvironment.setProperty("group.instance.id", "${env:HOME}");
+    Properties prefixed = minimal();
+    prefixed.setProperty("main.consumer.group.instance.id", "floe-0");
+    Properties blanked = minimal();
+    blanked.setProperty("group.instance.id", "floe-0");
+    blanked.setProperty("main.consumer.group.instance.id", " ");
+
+    assertThat(FloeConfig.of(dynamic, null).isStaticMember()).isFalse();
+    FloeConfig resolved = FloeConfig.of(viaEnvironment, null);
+    assertThat(resolved.isStaticMember()).isTrue();
+    assertThat(resolved.streamsProperties().getProperty("group.instance.id"))
+        .isEqualTo(System.getenv("HOME"));
+    assertThat(FloeConfig.of(prefixed, null).isStaticMember()).isTrue();
+    assertThat(FloeConfig.of(blanked, null).isStaticMember()).isFalse();
+  }
+
+  @Test
   void shouldResolveTheViewsFileAgainstTheConfigDirectory() {
     Properties p = minimal();
     p.setProperty(FloeConfig.VIEWS_FILE, "views.yaml");
