@@ -22,10 +22,12 @@ import io.floe.topology.store.TableCursor;
 import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -55,6 +57,21 @@ import org.apache.kafka.streams.state.Stores;
  * <p>Every node, store and repartition topic has a stable explicit name.
  */
 public final class FloeTopology {
+
+  /**
+   * Topic settings of the stores' changelogs (compacted, as Kafka Streams makes them). A view's
+   * state is rewritten at every refresh, several times a second; with Kafka's default week-long
+   * segments the cleaner never reaches those rewrites, and an instance that rebuilds a store (a new
+   * pod, a lost volume, a crash under exactly-once) replays all of them. Ten-minute segments
+   * cleaned at 10% dirt bound a rebuild by the live keys plus about ten minutes of updates. They
+   * apply when Kafka Streams creates a changelog; existing changelogs keep their settings.
+   */
+  static final Map<String, String> CHANGELOG_CONFIG =
+      Map.of(
+          TopicConfig.SEGMENT_MS_CONFIG,
+          Long.toString(Duration.ofMinutes(10).toMillis()),
+          TopicConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG,
+          "0.1");
 
   private FloeTopology() {}
 
@@ -198,19 +215,22 @@ public final class FloeTopology {
                 metrics));
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(StoreNames.TABLE_CURSORS),
-            Serdes.String(),
-            JsonSerde.of(TableCursor.class)));
+                Stores.persistentKeyValueStore(StoreNames.TABLE_CURSORS),
+                Serdes.String(),
+                JsonSerde.of(TableCursor.class))
+            .withLoggingEnabled(CHANGELOG_CONFIG));
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(StoreNames.DETECT_QUEUE),
-            Serdes.String(),
-            JsonSerde.of(QueuedSnapshots.class)));
+                Stores.persistentKeyValueStore(StoreNames.DETECT_QUEUE),
+                Serdes.String(),
+                JsonSerde.of(QueuedSnapshots.class))
+            .withLoggingEnabled(CHANGELOG_CONFIG));
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(StoreNames.VIEW_STATE),
-            Serdes.String(),
-            JsonSerde.of(ViewState.class)));
+                Stores.persistentKeyValueStore(StoreNames.VIEW_STATE),
+                Serdes.String(),
+                JsonSerde.of(ViewState.class))
+            .withLoggingEnabled(CHANGELOG_CONFIG));
 
     // ingest: commit events of other shapes -> notices on floe.commits, keyed by table.
     if (!settings.events().topics().isEmpty()) {

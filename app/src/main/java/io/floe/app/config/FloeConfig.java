@@ -66,28 +66,22 @@ public final class FloeConfig extends AbstractConfig {
 
   /** Streams settings Floe chooses unless the file sets them. */
   static final Map<String, String> STREAMS_DEFAULTS =
-      Map.of(
-          StreamsConfig.APPLICATION_ID_CONFIG,
-          "floe",
-          StreamsConfig.PROCESSING_GUARANTEE_CONFIG,
-          StreamsConfig.EXACTLY_ONCE_V2,
-          StreamsConfig.STATE_DIR_CONFIG,
-          "floe-state",
+      Map.ofEntries(
+          Map.entry(StreamsConfig.APPLICATION_ID_CONFIG, "floe"),
+          Map.entry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2),
+          Map.entry(StreamsConfig.STATE_DIR_CONFIG, "floe-state"),
           // Undecodable records go to floe.dlq with Floe's dead-letter headers, counted.
-          StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
-          DeadLetterDeserializationHandler.class.getName(),
-          StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG,
-          "true",
+          Map.entry(
+              StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+              DeadLetterDeserializationHandler.class.getName()),
+          Map.entry(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true"),
           // A lost instance's views move to the others within about ten seconds, not the
           // consumer's 45 s: freshness is the product. Heartbeats stay at a third of it.
-          ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
-          "10000",
-          ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
-          "3000",
+          Map.entry(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000"),
+          Map.entry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "3000"),
           // Where more than one instance runs, each task's stores are kept warm on another one,
           // so a failover resumes from local state instead of replaying the changelogs.
-          StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG,
-          "1");
+          Map.entry(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1"));
 
   public static final ConfigDef DEFINITION =
       new ConfigDef()

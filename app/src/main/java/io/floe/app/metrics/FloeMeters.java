@@ -20,7 +20,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 
 /**
  * Floe's metrics (DESIGN §7) in a Prometheus registry: per view refreshes by mode, refresh
@@ -60,9 +62,46 @@ public final class FloeMeters implements FloeMetrics {
     new ProcessorMetrics().bindTo(registry);
   }
 
-  /** Adds Kafka Streams' own metrics. */
+  /**
+   * Adds Kafka Streams' own metrics, and counts what its stores restore from their changelogs
+   * ({@code floe.state.restored.records}, {@code floe.state.restores} by store): the time a task
+   * takes to move or to recover after a crash. Call before the streams start.
+   */
   public void bind(KafkaStreams streams) {
     new KafkaStreamsMetrics(streams).bindTo(registry);
+    streams.setGlobalStateRestoreListener(
+        new StateRestoreListener() {
+          @Override
+          public void onRestoreStart(
+              TopicPartition partition, String store, long startOffset, long endOffset) {
+            Counter.builder("floe.state.restores")
+                .description("Restorations of a store's partition from its changelog")
+                .tag("store", store)
+                .register(registry)
+                .increment();
+          }
+
+          @Override
+          public void onBatchRestored(
+              TopicPartition partition, String store, long batchEndOffset, long restored) {
+            Counter.builder("floe.state.restored.records")
+                .description("Changelog records replayed into a store")
+                .tag("store", store)
+                .register(registry)
+                .increment(restored);
+          }
+
+          @Override
+          public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {}
+        });
+  }
+
+  /** Changelog records replayed into any store since this process started. */
+  public long restoredRecords() {
+    return (long)
+        registry.find("floe.state.restored.records").counters().stream()
+            .mapToDouble(Counter::count)
+            .sum();
   }
 
   public MeterRegistry registry() {

@@ -16,6 +16,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.iceberg.Table;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.processor.TaskId;
@@ -135,6 +138,40 @@ class MembershipIT {
     }
     OracleAssertions.assertMatches(
         floe.target(view), trades, FloeHarness.latestDataChange(trades).snapshotId(), view.query());
+  }
+
+  @Test
+  void shouldRebuildItsStoresFromCompactedChangelogsWhenItsStateDirectoryIsLost() throws Exception {
+    // Given an instance that maintained a view, stopped
+    FloeService a = floe.start("a");
+    append("AAPL", "2026-04-08T10:00:01Z");
+    floe.define(view);
+    floe.announce("lake.market.trades");
+    floe.awaitOracle(view, trades);
+    a.close();
+
+    // When an instance with an empty state directory takes its place (a pod without its volume)
+    FloeService fresh = floe.start("fresh");
+    append("MSFT", "2026-04-08T10:01:01Z");
+    floe.announce("lake.market.trades");
+
+    // Then it rebuilds the stores from their changelogs, counts what it replayed, and the view
+    // follows the source exactly
+    floe.awaitOracle(view, trades);
+    assertThat(fresh.metrics().restoredRecords()).isPositive();
+    assertThat(fresh.metrics().scrape())
+        .contains("floe_state_restored_records_total{store=\"view-state\"");
+    try (Admin admin =
+        Admin.create(Map.of("bootstrap.servers", FloeHarness.kafka().bootstrapServers()))) {
+      // Kafka Streams names a changelog <application.id>-<store>-changelog.
+      String prefix = floe.topic("views").replaceFirst("\\.views$", "");
+      ConfigResource changelog =
+          new ConfigResource(ConfigResource.Type.TOPIC, prefix + "-floe-view-state-changelog");
+      Config config = admin.describeConfigs(List.of(changelog)).all().get().get(changelog);
+      assertThat(config.get("cleanup.policy").value()).isEqualTo("compact");
+      assertThat(config.get("segment.ms").value()).isEqualTo("600000");
+      assertThat(config.get("min.cleanable.dirty.ratio").value()).isEqualTo("0.1");
+    }
   }
 
   private static Map<String, String> withInstanceId(String id) {
