@@ -198,6 +198,10 @@ public final class Oracle {
       return e == a;
     }
     if (e instanceof Double x && a instanceof Double y) {
+      if (Double.isNaN(x) || Double.isInfinite(x) || Double.isNaN(y) || Double.isInfinite(y)) {
+        // Trino's IEEE results (DESIGN §3.9): an infinity or NaN is only ever equal to itself.
+        return x.equals(y);
+      }
       return Math.abs(x - y) <= 1e-9 * Math.max(1, Math.max(Math.abs(x), Math.abs(y)));
     }
     if (e instanceof BigDecimal x && a instanceof BigDecimal y) {
