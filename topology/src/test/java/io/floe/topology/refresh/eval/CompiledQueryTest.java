@@ -84,7 +84,8 @@ class CompiledQueryTest {
             "min_by(price, ts) AS x",
             "approx_distinct(side) AS x",
             "stddev(price) AS x",
-            "sum(price) / count(*) AS x")) {
+            "sum(price) / count(*) AS x",
+            "sum(price) AS x")) {
       assertThat(
               decomposition(
                   "SELECT symbol, date_trunc('minute', ts) AS m, "
