@@ -20,13 +20,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.DeleteFilter;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PartitionUtil;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
@@ -157,12 +167,55 @@ public final class Oracle {
         : rows.subList(0, 10) + " and " + (rows.size() - 10) + " more";
   }
 
-  /** Every live row of a snapshot, deletes applied, by Iceberg's generic reader. */
+  /**
+   * Every live row of a snapshot, deletes applied, by Iceberg's generic reader; files without field
+   * ids are read through the table's name mapping when it has one, as Trino and Spark read them.
+   */
   public static List<Record> rows(Table table, long snapshotId) {
+    String mapping = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
+    if (mapping != null) {
+      return mappedRows(table, snapshotId, NameMappingParser.fromJson(mapping));
+    }
     List<Record> rows = new ArrayList<>();
     try (CloseableIterable<Record> records =
         IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
       records.forEach(r -> rows.add(r.copy()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return rows;
+  }
+
+  /**
+   * {@link #rows} through a name mapping: {@code IcebergGenerics} applies none, so each planned
+   * file is read with Iceberg's generic Parquet (or Avro, ORC) reader given the mapping.
+   */
+  private static List<Record> mappedRows(Table table, long snapshotId, NameMapping mapping) {
+    Schema schema = table.schema();
+    List<Record> rows = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(snapshotId).planFiles()) {
+      for (FileScanTask task : tasks) {
+        DeleteFilter<Record> deletes = new GenericDeleteFilter(table.io(), task, schema, schema);
+        try (CloseableIterable<Record> records =
+            deletes.filter(
+                FormatModelRegistry.<Record, Object>readBuilder(
+                        task.file().format(), Record.class, table.io().newInputFile(task.file()))
+                    .project(deletes.requiredSchema())
+                    .idToConstant(
+                        PartitionUtil.constantsMap(
+                            task, IdentityPartitionConverters::convertConstant))
+                    .withNameMapping(mapping)
+                    .build())) {
+          for (Record record : records) {
+            Record row = GenericRecord.create(schema);
+            for (Types.NestedField column : schema.columns()) {
+              row.setField(column.name(), record.getField(column.name()));
+            }
+            rows.add(row);
+          }
+        }
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -198,6 +251,10 @@ public final class Oracle {
       return e == a;
     }
     if (e instanceof Double x && a instanceof Double y) {
+      if (Double.isNaN(x) || Double.isInfinite(x) || Double.isNaN(y) || Double.isInfinite(y)) {
+        // Trino's IEEE results (DESIGN §3.9): an infinity or NaN is only ever equal to itself.
+        return x.equals(y);
+      }
       return Math.abs(x - y) <= 1e-9 * Math.max(1, Math.max(Math.abs(x), Math.abs(y)));
     }
     if (e instanceof BigDecimal x && a instanceof BigDecimal y) {

@@ -115,7 +115,8 @@ final class ChunkRecompute {
                 plan.bucketColumn(),
                 chunk.ranges(),
                 chunk.nullBucket(),
-                sourceFilter),
+                sourceFilter,
+                ViewScan.nameMapping(source)),
             scanThreads,
             SCAN_PARALLELISM);
     ViewScan.Stats stats = recomputed.stats();

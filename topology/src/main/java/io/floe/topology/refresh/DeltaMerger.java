@@ -101,18 +101,15 @@ final class DeltaMerger {
     };
   }
 
+  /**
+   * Exact sums only: floating-point sums never take the delta path ({@code CompiledQuery.Merge}).
+   */
   private static Object add(Object a, Object b) {
     if (a instanceof Long x) {
       return Math.addExact(x, ((Number) b).longValue());
     }
     if (a instanceof Integer x) {
       return Math.addExact(x, ((Number) b).intValue());
-    }
-    if (a instanceof Double x) {
-      return x + ((Number) b).doubleValue();
-    }
-    if (a instanceof Float x) {
-      return x + ((Number) b).floatValue();
     }
     if (a instanceof BigDecimal x) {
       return x.add((BigDecimal) b);

@@ -18,6 +18,7 @@ import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.RefreshSettings;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -237,42 +238,99 @@ class RefreshEdgesTest {
 
   @Test
   void shouldKeepSumsOfRealExactAcrossManyAppends() {
+    // Given a view summing a real and a double column, first refreshed over one row
+    Table source = amounts();
+    String query =
+        "SELECT symbol, date_trunc('day', ts) AS day, sum(amount) AS amount,"
+            + " sum(weight) AS weight, count(*) AS n FROM lake.market.amounts GROUP BY 1, 2";
+    CompiledView view = amountsView(query);
+    // 2^24: the float that no longer holds +1, so that +1 +1 must be summed before rounding;
+    // likewise 1e16 for a double.
+    long snapshot = lake.append(source, List.of(row(source.schema(), 16_777_216f, 1e16)));
+    refresher.refresh(
+        RefreshRequest.of(view, snapshot, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+
+    // When rows of +1 are appended and refreshed one at a time
+    int appends = 4;
+    for (int i = 1; i <= appends; i++) {
+      long previous = snapshot;
+      snapshot = lake.append(source, List.of(row(source.schema(), 1f, 1.0)));
+      RefreshOutcome outcome = refreshDay(view, snapshot, previous);
+
+      // Then each refresh recomputes the day from all its rows: floating-point sums are never
+      // folded into their target values, which could not keep the precision a recompute keeps
+      assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+      assertThat(outcome.rowsRead()).isEqualTo(i + 1);
+    }
+
+    // And the sums are those of a recompute, rounded once: exact, as the oracle says too
+    Record bar = onlyRow(target());
+    assertThat(bar.getField("amount")).isEqualTo((float) (16_777_216d + appends));
+    assertThat(bar.getField("weight"))
+        .isEqualTo(new BigDecimal(1e16).add(BigDecimal.valueOf(appends)).doubleValue());
+    OracleAssertions.assertMatches(target(), source, snapshot, query);
+  }
+
+  @Test
+  void shouldRecomputeTheBucketsOfDoubleSumsOnAppendsSoThatTheyEqualARecompute() {
+    // Given a view whose only floating-point aggregate is a sum of doubles
+    Table source = amounts();
+    String query =
+        "SELECT symbol, date_trunc('day', ts) AS day, sum(weight) AS weight, count(*) AS n"
+            + " FROM lake.market.amounts GROUP BY 1, 2";
+    CompiledView view = amountsView(query);
+    long snapshot = lake.append(source, List.of(row(source.schema(), 0f, 1e16)));
+    refresher.refresh(
+        RefreshRequest.of(view, snapshot, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+
+    // When two rows of 1.0 are appended, each refreshed on its own
+    RefreshOutcome outcome = null;
+    for (int i = 0; i < 2; i++) {
+      long previous = snapshot;
+      snapshot = lake.append(source, List.of(row(source.schema(), 0f, 1.0)));
+      outcome = refreshDay(view, snapshot, previous);
+    }
+
+    // Then the day was recomputed, and its sum is 1e16 + 2 as a recompute gives it (folding 1.0
+    // into 1e16 twice rounds to 1e16 each time)
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(onlyRow(target()).getField("weight")).isEqualTo(1e16 + 2);
+    OracleAssertions.assertMatches(target(), source, snapshot, query);
+  }
+
+  private Table amounts() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "symbol", Types.StringType.get()),
             Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
             Types.NestedField.optional(3, "amount", Types.FloatType.get()),
             Types.NestedField.optional(4, "weight", Types.DoubleType.get()));
-    Table source = lake.createTable("market", "amounts", schema, PartitionSpec.unpartitioned());
-    String query =
-        "SELECT symbol, date_trunc('day', ts) AS day, sum(amount) AS amount,"
-            + " sum(weight) AS weight, count(*) AS n FROM lake.market.amounts GROUP BY 1, 2";
-    CompiledView view =
-        compiled(
-            new ViewDefinition(
-                "bars", query, TableName.parse("lake.analytics.bars"), List.of(), null, null),
-            1);
-    // 2^24: the float that no longer holds +1, so that +1 +1 must be summed before rounding.
-    long snapshot = lake.append(source, List.of(row(schema, 16_777_216f, 1e16)));
-    refresher.refresh(
-        RefreshRequest.of(view, snapshot, null, DirtyBuckets.none()),
-        ViewRefresher.ProgressListener.NONE);
+    return lake.createTable("market", "amounts", schema, PartitionSpec.unpartitioned());
+  }
+
+  private static CompiledView amountsView(String query) {
+    return compiled(
+        new ViewDefinition(
+            "bars", query, TableName.parse("lake.analytics.bars"), List.of(), null, null),
+        1);
+  }
+
+  /** Refreshes the day of {@link #row}'s timestamp, dirtied by the snapshots after previous. */
+  private RefreshOutcome refreshDay(CompiledView view, long snapshot, long previous) {
     Bucketing day = Bucketing.utc(Granularity.DAY, BucketColumnType.TIMESTAMPTZ);
+    long at = BucketColumnType.TIMESTAMPTZ.fromInstant(Instant.parse("2026-04-08T10:00:00Z"));
+    return refresher.refresh(
+        RefreshRequest.of(
+            view, snapshot, previous, DirtyBuckets.of(BucketRangeSet.of(day.bucketOf(at)), false)),
+        ViewRefresher.ProgressListener.NONE);
+  }
 
-    for (int i = 0; i < 2; i++) {
-      long previous = snapshot;
-      snapshot = lake.append(source, List.of(row(schema, 1f, 1.0)));
-      long at = BucketColumnType.TIMESTAMPTZ.fromInstant(Instant.parse("2026-04-08T10:00:00Z"));
-      refresher.refresh(
-          RefreshRequest.of(
-              view,
-              snapshot,
-              previous,
-              DirtyBuckets.of(BucketRangeSet.of(day.bucketOf(at)), false)),
-          ViewRefresher.ProgressListener.NONE);
-    }
-
-    OracleAssertions.assertMatches(target(), source, snapshot, query);
+  private static Record onlyRow(Table table) {
+    List<Record> rows = IcebergFixture.readAll(table, table.currentSnapshot().snapshotId());
+    assertThat(rows).hasSize(1);
+    return rows.get(0);
   }
 
   private static Record row(Schema schema, float amount, double weight) {

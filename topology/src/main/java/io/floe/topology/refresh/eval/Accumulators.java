@@ -629,19 +629,32 @@ final class Accumulators {
     }
   }
 
-  /** Neumaier's compensated summation: nearly independent of the order of the terms. */
-  private static final class Neumaier {
+  /**
+   * Neumaier's compensated summation: nearly independent of the order of the terms. A sum that is
+   * no longer finite (a term is infinite or NaN, or the finite terms overflow) is what IEEE
+   * addition makes it from there on, as Trino's plain double sum is: +Infinity, -Infinity, or NaN
+   * where Trino gives NaN (both infinities, or a NaN term).
+   */
+  static final class Neumaier {
     private double sum;
     private double compensation;
 
     void add(double x) {
       double t = sum + x;
-      if (Math.abs(sum) >= Math.abs(x)) {
-        compensation += (sum - t) + x;
-      } else {
-        compensation += (x - t) + sum;
-      }
+      compensation += error(sum, x, t);
       sum = t;
+    }
+
+    /**
+     * The rounding error of {@code t = sum + x}, to be added to the compensation; zero once {@code
+     * t} is not finite, whose error term would be NaN ({@code Infinity - Infinity}) and turn an
+     * infinite sum into NaN.
+     */
+    static double error(double sum, double x, double t) {
+      if (!Double.isFinite(t)) {
+        return 0;
+      }
+      return Math.abs(sum) >= Math.abs(x) ? (sum - t) + x : (x - t) + sum;
     }
 
     void merge(Neumaier other) {

@@ -210,7 +210,10 @@ final class AggregateStates {
     }
   }
 
-  /** sum of doubles, Neumaier-compensated as in {@link Accumulators}. */
+  /**
+   * sum of doubles, Neumaier-compensated as in {@link Accumulators.Neumaier}, and with its IEEE
+   * infinities and NaN.
+   */
   static final class SumDouble implements State {
     private final int arg;
     private final boolean zeroWhenEmpty;
@@ -236,11 +239,7 @@ final class AggregateStates {
     private void add(int g, double x) {
       double sum = sums[g];
       double t = sum + x;
-      if (Math.abs(sum) >= Math.abs(x)) {
-        compensations[g] += (sum - t) + x;
-      } else {
-        compensations[g] += (x - t) + sum;
-      }
+      compensations[g] += Accumulators.Neumaier.error(sum, x, t);
       sums[g] = t;
     }
 

@@ -75,7 +75,10 @@ public final class CompiledQuery {
   public enum Merge {
     /** A group key: both rows hold the same value. */
     KEY,
-    /** count, count_if, sum: the sum of both, null (no value) counting as nothing. */
+    /**
+     * count, count_if, sum of integers and decimals: the sum of both, null (no value) counting as
+     * nothing.
+     */
     ADD,
     /** min, bool_and, arbitrary (which Floe evaluates as min): the smaller. */
     MIN,
@@ -191,9 +194,10 @@ public final class CompiledQuery {
       return null;
     }
     return switch (call.getAggregation().getKind()) {
-      // A real sum is kept in the target as a real: folding into it would lose what the
-      // recompute path keeps (it sums in compensated double precision and rounds once).
-      case SUM, SUM0 -> isReal(call.getType()) ? null : Merge.ADD;
+      // A real or double sum is kept in the target as one rounded value, without its
+      // compensation: folding into it would round once per append where a recompute sums in
+      // compensated double precision and rounds once (1e16 + 1.0 + 1.0 folds to 1e16).
+      case SUM, SUM0 -> isFloatingPoint(call.getType()) ? null : Merge.ADD;
       case COUNT -> Merge.ADD;
       case MIN -> Merge.MIN;
       case MAX -> Merge.MAX;
@@ -201,9 +205,10 @@ public final class CompiledQuery {
     };
   }
 
-  private static boolean isReal(org.apache.calcite.rel.type.RelDataType type) {
+  private static boolean isFloatingPoint(org.apache.calcite.rel.type.RelDataType type) {
     return type.getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.REAL
-        || type.getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.FLOAT;
+        || type.getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.FLOAT
+        || type.getSqlTypeName() == org.apache.calcite.sql.type.SqlTypeName.DOUBLE;
   }
 
   /**

@@ -52,10 +52,12 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *
  * <p>It reads flat columns of the types whose native value is a plain value (boolean, int, long,
  * float, double, date, time, timestamps, string) found by field id, including Iceberg's int to long
- * and float to double promotions; {@link #read} returns null for any other file, which then goes to
- * {@link RecordBatches}. Pages whose column-index statistics of the bucket column miss the chunk's
- * buckets are skipped too (Parquet's column-index filter), so a time-sorted file is read about as
- * far as the chunk's rows go.
+ * and float to double promotions; the columns of a file written without field ids are found as
+ * Iceberg's reader finds them ({@link ScanColumns#withIds}: the table's name mapping, else by
+ * position); {@link #read} returns null for any other file, which then goes to {@link
+ * RecordBatches}. Pages whose column-index statistics of the bucket column miss the chunk's buckets
+ * are skipped too (Parquet's column-index filter), so a time-sorted file is read about as far as
+ * the chunk's rows go.
  */
 final class ParquetBatches {
 
@@ -81,7 +83,7 @@ final class ParquetBatches {
   static Read read(ScanColumns columns, FileScanTask task, BatchSink sink) {
     org.apache.iceberg.io.InputFile input = columns.io().newInputFile(task.file());
     try (ParquetFileReader reader = open(parquetFile(input), columns)) {
-      MessageType fileSchema = reader.getFileMetaData().getSchema();
+      MessageType fileSchema = columns.withIds(reader.getFileMetaData().getSchema());
       List<Types.NestedField> fields = columns.projection().columns();
       List<org.apache.parquet.schema.Type> requestedFields = new ArrayList<>();
       ValueConverter[] converters = new ValueConverter[fields.size()];
@@ -259,7 +261,7 @@ final class ParquetBatches {
     try {
       ParquetMetadata footer = ParquetFileReader.readFooter(file, readOptions().build(), stream);
       org.apache.parquet.schema.Type bucketField =
-          fieldById(footer.getFileMetaData().getSchema(), columns.bucketFieldId());
+          fieldById(columns.withIds(footer.getFileMetaData().getSchema()), columns.bucketFieldId());
       FilterPredicate pages = bucketField == null ? null : pageFilter(bucketField, columns);
       ParquetReadOptions.Builder options = readOptions();
       if (pages != null) {

@@ -12,6 +12,7 @@ import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.util.PartitionUtil;
@@ -19,8 +20,9 @@ import org.apache.iceberg.util.PartitionUtil;
 /**
  * Reads a planned file through Iceberg's generic reader into batch vectors: the exact path for
  * everything the direct Parquet reader leaves alone (equality deletes, other file formats, nested
- * and decimal columns, files without field ids, columns a file lacks). Position and equality
- * deletes are applied by Iceberg's delete filter; row groups are pruned by the read filter.
+ * and decimal columns, columns a file lacks). Position and equality deletes are applied by
+ * Iceberg's delete filter; row groups are pruned by the read filter; files written without field
+ * ids are read through the table's name mapping, as {@link ParquetBatches} reads them.
  */
 final class RecordBatches {
 
@@ -48,16 +50,18 @@ final class RecordBatches {
     }
     long rows = 0;
     int n = 0;
-    try (CloseableIterable<Record> records =
-        deletes.filter(
-            FormatModelRegistry.<Record, Object>readBuilder(
-                    task.file().format(), Record.class, columns.io().newInputFile(task.file()))
-                .project(readSchema)
-                .idToConstant(constants)
-                .split(task.start(), task.length())
-                .filter(columns.rowGroupFilter())
-                // No container reuse: nested values (structs, lists, maps) may be group keys.
-                .build())) {
+    ReadBuilder<Record, Object> builder =
+        FormatModelRegistry.<Record, Object>readBuilder(
+                task.file().format(), Record.class, columns.io().newInputFile(task.file()))
+            .project(readSchema)
+            .idToConstant(constants)
+            .split(task.start(), task.length())
+            .filter(columns.rowGroupFilter());
+    // No container reuse: nested values (structs, lists, maps) may be group keys.
+    if (columns.nameMapping() != null) {
+      builder.withNameMapping(columns.nameMapping());
+    }
+    try (CloseableIterable<Record> records = deletes.filter(builder.build())) {
       for (Record record : records) {
         for (int i = 0; i < width; i++) {
           vectors[i].set(n, IcebergValues.toNative(types[i], record.get(fieldPositions[i])));

@@ -5,7 +5,10 @@ import java.util.List;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.types.Types;
+import org.apache.parquet.schema.MessageType;
 
 /**
  * What every file of one recompute is read for: the snapshot's schema, the projected columns and
@@ -17,6 +20,8 @@ import org.apache.iceberg.types.Types;
  * @param bucketFieldId the field id of the bucket column, whose page statistics prune pages
  * @param ranges the bucket values (of the bucket column) a recompute needs
  * @param nullBucket whether it needs rows whose bucket column is null
+ * @param nameMapping the table's name mapping ({@code schema.name-mapping.default}), through which
+ *     files written without field ids are read; null when the table has none
  */
 record ScanColumns(
     FileIO io,
@@ -26,7 +31,8 @@ record ScanColumns(
     Expression rowGroupFilter,
     int bucketFieldId,
     BucketRangeSet ranges,
-    boolean nullBucket) {
+    boolean nullBucket,
+    NameMapping nameMapping) {
 
   static ScanColumns of(
       FileIO io,
@@ -35,7 +41,8 @@ record ScanColumns(
       Expression rowGroupFilter,
       String bucketColumn,
       BucketRangeSet ranges,
-      boolean nullBucket) {
+      boolean nullBucket,
+      NameMapping nameMapping) {
     Schema projection = tableSchema.select(columns);
     List<Types.NestedField> all = tableSchema.columns();
     int[] positions = new int[projection.columns().size()];
@@ -50,6 +57,22 @@ record ScanColumns(
         rowGroupFilter,
         tableSchema.findField(bucketColumn).fieldId(),
         ranges,
-        nullBucket);
+        nullBucket,
+        nameMapping);
+  }
+
+  /**
+   * A file's schema with the field ids its columns are read by, as Iceberg's Parquet reader finds
+   * them: the file's own ids; in a file written without ids (tables made by {@code migrate} or
+   * {@code add_files}), the ids the table's name mapping gives the column names; without a mapping,
+   * Iceberg's fallback ids, the columns' positions (1, 2, ...).
+   */
+  MessageType withIds(MessageType fileSchema) {
+    if (ParquetSchemaUtil.hasIds(fileSchema)) {
+      return fileSchema;
+    }
+    return nameMapping == null
+        ? ParquetSchemaUtil.addFallbackIds(fileSchema)
+        : ParquetSchemaUtil.applyNameMapping(fileSchema, nameMapping);
   }
 }

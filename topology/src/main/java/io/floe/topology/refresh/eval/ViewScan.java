@@ -8,9 +8,13 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -60,6 +64,8 @@ public final class ViewScan {
    * @param nullBucket whether the null bucket is recomputed too
    * @param rowGroupFilter an Iceberg filter over the source selecting the same rows (or more),
    *     which prunes row groups by their statistics
+   * @param nameMapping the source table's name mapping, through which files written without field
+   *     ids are read ({@link #nameMapping(Table)}); null when it has none
    */
   public record Scan(
       FileIO io,
@@ -69,12 +75,35 @@ public final class ViewScan {
       String bucketColumn,
       BucketRangeSet ranges,
       boolean nullBucket,
-      Expression rowGroupFilter) {
+      Expression rowGroupFilter,
+      NameMapping nameMapping) {
     public Scan {
       tasks = List.copyOf(tasks);
       columns = List.copyOf(columns);
       rowGroupFilter = rowGroupFilter == null ? Expressions.alwaysTrue() : rowGroupFilter;
     }
+
+    /** A scan of files that all carry field ids, or of a table without a name mapping. */
+    public Scan(
+        FileIO io,
+        Schema schema,
+        List<FileScanTask> tasks,
+        List<String> columns,
+        String bucketColumn,
+        BucketRangeSet ranges,
+        boolean nullBucket,
+        Expression rowGroupFilter) {
+      this(io, schema, tasks, columns, bucketColumn, ranges, nullBucket, rowGroupFilter, null);
+    }
+  }
+
+  /**
+   * The table's name mapping ({@code schema.name-mapping.default}), or null when it has none: how
+   * Iceberg's readers find the columns of files written without field ids.
+   */
+  public static NameMapping nameMapping(Table table) {
+    String json = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
+    return json == null ? null : NameMappingParser.fromJson(json);
   }
 
   /** What a recompute read. */
@@ -100,7 +129,8 @@ public final class ViewScan {
             scan.rowGroupFilter(),
             scan.bucketColumn(),
             scan.ranges(),
-            scan.nullBucket());
+            scan.nullBucket(),
+            scan.nameMapping());
     int bucketColumn =
         scan.schema().columns().indexOf(scan.schema().findField(scan.bucketColumn()));
     // Largest files first, so that the last file to finish is a small one.

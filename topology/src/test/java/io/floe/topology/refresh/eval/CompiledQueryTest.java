@@ -84,7 +84,8 @@ class CompiledQueryTest {
             "min_by(price, ts) AS x",
             "approx_distinct(side) AS x",
             "stddev(price) AS x",
-            "sum(price) / count(*) AS x")) {
+            "sum(price) / count(*) AS x",
+            "sum(price) AS x")) {
       assertThat(
               decomposition(
                   "SELECT symbol, date_trunc('minute', ts) AS m, "
@@ -180,6 +181,34 @@ class CompiledQueryTest {
     assertThat(rows)
         .containsExactly(
             new Object[] {"B", null, 1L}, new Object[] {null, micros("2026-04-08T10:00:00Z"), 2L});
+  }
+
+  @Test
+  void shouldSumRealsToARealThatOverflowsToInfinityAsTrinoDoes() throws InvalidViewException {
+    // Given reals whose sum exceeds the largest real (Trino's sum(real) is a real; DuckDB's is a
+    // double, 6e38, so the oracle cannot stand for Trino here)
+    Schema amounts =
+        new Schema(
+            Types.NestedField.optional(1, "ts", Types.TimestampType.withZone()),
+            Types.NestedField.optional(2, "amount", Types.FloatType.get()));
+    ViewPlan plan =
+        ViewQueryBinder.bind(
+            ViewQueryParser.parse(
+                "SELECT date_trunc('day', ts) AS d, sum(amount) AS total, avg(amount) AS mean"
+                    + " FROM lake.m.amounts GROUP BY 1"),
+            amounts,
+            ZoneOffset.UTC);
+    CompiledQuery.Aggregation aggregation = CompiledQuery.compile(plan).newAggregation();
+
+    // When they are summed
+    long at = micros("2026-04-08T10:00:00Z");
+    aggregation.add(new Object[] {at, 3e38f});
+    aggregation.add(new Object[] {at, 3e38f});
+
+    // Then the sum is real +Infinity, and the average, summed in double, is finite
+    Object[] row = aggregation.results().get(0);
+    assertThat(row[1]).isEqualTo(Float.POSITIVE_INFINITY);
+    assertThat(row[2]).isEqualTo(3e38f);
   }
 
   @Test
