@@ -12,11 +12,15 @@ import java.util.Set;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.NullOrder;
+import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.ReplaceSortOrder;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdatePartitionSpec;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -58,14 +62,7 @@ final class TargetTables {
     }
     // Changes of an existing target happen behind the guard: a refresh of an older definition,
     // still queued somewhere, never changes the table back.
-    Table guarded =
-        new BaseTable(
-            new GuardedTableOperations(
-                ((HasTableOperations) table).operations(),
-                CommitGuard.definitionOnly(view.name(), compiled.revision()),
-                Map.of(),
-                Set.of()),
-            table.name());
+    Table guarded = guarded(table, compiled, Map.of(), Set.of());
     String owner = table.properties().get(FloeProperties.VIEW);
     if (!view.name().equals(owner)) {
       if (!isEmpty(table)) {
@@ -81,10 +78,21 @@ final class TargetTables {
       LOG.info("Adopting empty table {} as the target of view {}", view.target(), view.name());
       guarded.updateProperties().set(FloeProperties.VIEW, view.name()).commit();
     }
-    if (evolveSchema(guarded, plan.outputSchema(), plan, view)) {
+    if (evolveSchema(table, compiled, plan)) {
       table.refresh();
     }
     return table;
+  }
+
+  private static Table guarded(
+      Table table, CompiledView compiled, Map<String, String> updates, Set<String> removals) {
+    return new BaseTable(
+        new GuardedTableOperations(
+            ((HasTableOperations) table).operations(),
+            CommitGuard.definitionOnly(compiled.name(), compiled.revision()),
+            updates,
+            removals),
+        table.name());
   }
 
   private static Table create(
@@ -163,28 +171,47 @@ final class TargetTables {
   /**
    * Brings an existing target in line with a changed view (returns whether it changed anything):
    * adds the columns the view now outputs (widening types where Iceberg allows it), re-sorts and
-   * re-partitions it by the new keys, then drops the columns it no longer outputs. A changed view
-   * then fully refreshes the table. Each step is its own commit because later steps refer to what
-   * earlier ones create.
+   * re-partitions it by the new keys, then drops the columns it no longer outputs, in one guarded
+   * commit (a transaction, since later steps refer to what earlier ones create). The commit records
+   * the definition it shapes the table for ({@code floe.view-revision}, {@code floe.view-version})
+   * and removes the bookmark of the rows, which no longer are any definition's complete output: an
+   * older definition can then neither change the schema back nor commit rows, and the changed view
+   * fully refreshes the table.
    */
-  private static boolean evolveSchema(
-      Table table, Schema output, ViewPlan plan, ViewDefinition view) {
+  private static boolean evolveSchema(Table table, CompiledView compiled, ViewPlan plan) {
+    ViewDefinition view = compiled.definition();
+    Schema output = plan.outputSchema();
     if (sameColumns(table.schema(), output)
         && table.sortOrder().sameOrder(sortOrder(table.schema(), plan))
         && TargetLayout.evolvedSpec(table, view, plan, output) == null) {
       return false;
     }
+    Table guarded =
+        guarded(
+            table,
+            compiled,
+            Map.of(
+                FloeProperties.VIEW_REVISION,
+                Long.toString(compiled.revision()),
+                FloeProperties.VIEW_VERSION,
+                compiled.version()),
+            Set.of(
+                FloeProperties.SOURCE_SNAPSHOT_ID,
+                FloeProperties.REFRESH_ID,
+                FloeProperties.PROGRESS));
     try {
-      table.updateSchema().unionByNameWith(output).commit();
-      org.apache.iceberg.ReplaceSortOrder order = table.replaceSortOrder();
+      Transaction change = guarded.newTransaction();
+      change.updateSchema().unionByNameWith(output).commit();
+      ReplaceSortOrder order = change.replaceSortOrder();
       order.asc(plan.bucketOutput(), NullOrder.NULLS_FIRST);
       for (String key : plan.groupKeys()) {
         order.asc(key, NullOrder.NULLS_FIRST);
       }
       order.commit();
-      if (TargetLayout.evolvedSpec(table, view, plan, output) != null) {
-        org.apache.iceberg.UpdatePartitionSpec spec = table.updateSpec();
-        for (org.apache.iceberg.PartitionField field : table.spec().fields()) {
+      Table changing = change.table();
+      if (TargetLayout.evolvedSpec(changing, view, plan, output) != null) {
+        UpdatePartitionSpec spec = change.updateSpec();
+        for (PartitionField field : changing.spec().fields()) {
           spec.removeField(field.name());
         }
         for (TargetPartitionField field : TargetLayout.partitioning(view, plan)) {
@@ -192,9 +219,9 @@ final class TargetTables {
         }
         spec.commit();
       }
-      UpdateSchema drop = table.updateSchema();
+      UpdateSchema drop = change.updateSchema();
       boolean dropping = false;
-      for (Types.NestedField column : table.schema().columns()) {
+      for (Types.NestedField column : changing.schema().columns()) {
         if (output.findField(column.name()) == null) {
           drop.deleteColumn(column.name());
           dropping = true;
@@ -208,6 +235,7 @@ final class TargetTables {
       if (dropping) {
         drop.commit();
       }
+      change.commitTransaction();
     } catch (CommitGuard.SupersededException e) {
       throw e;
     } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
@@ -221,9 +249,10 @@ final class TargetTables {
               + "; drop the target table to let Floe recreate it");
     }
     LOG.info(
-        "Changed target {} to the output of view {}: {}",
+        "Changed target {} to the output of view {} (revision {}): {}",
         view.target(),
         view.name(),
+        compiled.revision(),
         output.asStruct());
     return true;
   }
