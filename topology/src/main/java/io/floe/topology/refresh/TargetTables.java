@@ -11,11 +11,13 @@ import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.NullOrder;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.ReplaceSortOrder;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -36,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * Creates a view's target table on first use and makes sure an existing one belongs to the view:
  * format version 2 (3 when the output has a type only v3 holds, such as the {@code timestamp_ns} of
  * {@code min(ts)} over a nanosecond column), sorted by bucket then group keys, partitioned as
- * {@link TargetLayout} says, and marked with {@code floe.view}. A table that exists, holds rows and
- * was not created by Floe for this view is refused without being touched.
+ * {@link TargetLayout} says, and marked with {@code floe.view}. A table that exists and was not
+ * created by Floe for this view, empty or not, is refused without being touched.
  */
 final class TargetTables {
 
@@ -49,7 +51,7 @@ final class TargetTables {
    * The target of {@code view}, created if missing and with its schema brought in line with the
    * plan's output schema if Floe owns it.
    *
-   * @throws TargetNotOwnedException when the table exists, is not empty and is not this view's
+   * @throws TargetNotOwnedException when the table exists and Floe did not create it for this view
    */
   static Table prepare(Catalog catalog, CompiledView compiled, ViewPlan plan) {
     ViewDefinition view = compiled.definition();
@@ -60,23 +62,20 @@ final class TargetTables {
     } catch (NoSuchTableException e) {
       return create(catalog, compiled, plan, id);
     }
-    // Changes of an existing target happen behind the guard: a refresh of an older definition,
-    // still queued somewhere, never changes the table back.
-    Table guarded = guarded(table, compiled, Map.of(), Set.of());
+    // Only a table Floe created for this view is ever changed: floe.view is set at creation and
+    // nowhere else, so it is also what dropping a target and the rules of view writes go by.
     String owner = table.properties().get(FloeProperties.VIEW);
     if (!view.name().equals(owner)) {
-      if (!isEmpty(table)) {
-        throw new TargetNotOwnedException(
-            "Target "
-                + view.target()
-                + " exists, holds rows and was "
-                + (owner == null ? "not created by Floe" : "created for view '" + owner + "'")
-                + ": refusing to overwrite it; drop it or choose another target for view '"
-                + view.name()
-                + "'");
-      }
-      LOG.info("Adopting empty table {} as the target of view {}", view.target(), view.name());
-      guarded.updateProperties().set(FloeProperties.VIEW, view.name()).commit();
+      throw new TargetNotOwnedException(
+          "Target "
+              + view.target()
+              + " exists"
+              + (isEmpty(table) ? "" : ", holds rows")
+              + " and was "
+              + (owner == null ? "not created by Floe" : "created for view '" + owner + "'")
+              + ": refusing to use it; drop it or choose another target for view '"
+              + view.name()
+              + "'");
     }
     if (evolveSchema(table, compiled, plan)) {
       table.refresh();
@@ -163,9 +162,23 @@ final class TargetTables {
     return order.build();
   }
 
-  private static boolean isEmpty(Table table) {
-    return table.currentSnapshot() == null
-        || "0".equals(table.currentSnapshot().summary().getOrDefault("total-records", "0"));
+  /**
+   * Whether the table holds no rows, told from its files: no current snapshot, or one whose
+   * manifests list no live data or delete file. Snapshot summaries cannot tell, since writers need
+   * not record totals in them.
+   */
+  static boolean isEmpty(Table table) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return true;
+    }
+    for (ManifestFile manifest : current.allManifests(table.io())) {
+      // Both are true when a manifest does not count its files.
+      if (manifest.hasAddedFiles() || manifest.hasExistingFiles()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
