@@ -17,6 +17,8 @@ import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterEach;
@@ -84,6 +86,33 @@ class ExactnessAtTheEdgesTest {
 
     Table target = floe.target("ohlcv_1m");
     assertThat(target.properties()).containsEntry(FloeProperties.SOURCE_SNAPSHOT_ID, "" + s1);
+    assertCurrent("ohlcv_1m", OHLCV);
+  }
+
+  @Test
+  void shouldRefreshAnAppendThatArrivesWhileThePinLookupFindsTheSourceEmpty() throws Exception {
+    // Catalog reads are held until the pin lookup has run; then they run as they are asked for.
+    ManualExecutor held = new ManualExecutor();
+    AtomicReference<Executor> io = new AtomicReference<>(held);
+    floe = new TopologyHarness(dir, r -> io.get().execute(r), Runnable::run, RefreshHooks.NONE);
+    floe.lake.createTrades("market", "trades");
+    floe.define("ohlcv_1m", OHLCV);
+    floe.idle(TopologyHarness.TICK);
+    assertThat(floe.state("ohlcv_1m").isPinning()).isTrue();
+    assertThat(held.queued()).isEqualTo(1);
+
+    // The lookup finds no snapshot; its result waits for the stream thread while the first append
+    // is walked and detected, and its change reaches the view.
+    held.runAll();
+    io.set(Runnable::run);
+    append("AAPL", "2026-04-08T10:00:01Z", 10.0);
+    floe.announce(TRADES);
+    floe.idle(Duration.ofSeconds(1));
+
+    assertThat(floe.lake.catalog().tableExists(TableIdentifier.of("analytics", "ohlcv_1m")))
+        .as("the target of a view whose source's first append arrived during the pin lookup")
+        .isTrue();
+    assertThat(floe.state("ohlcv_1m").status()).isEqualTo(ViewState.Status.IDLE);
     assertCurrent("ohlcv_1m", OHLCV);
   }
 

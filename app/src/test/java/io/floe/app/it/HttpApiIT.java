@@ -467,4 +467,38 @@ class HttpApiIT {
     assertThat(json(kept).get("targetDropped").asBoolean()).isFalse();
     assertThat(lake.catalog().tableExists(TableIdentifier.of("analytics", "precious"))).isTrue();
   }
+
+  @Test
+  void shouldNeverTakeOverNorDropAnEmptyTableFloeDidNotCreate() throws Exception {
+    // A table someone else made, whose rows were all deleted: no view may take it or drop it.
+    Table vacant = lake.createTable("analytics", "vacant", IcebergFixture.TRADES, unpartitioned());
+    lake.append(vacant, List.of(lake.trade("IBM", "2026-04-08T09:00:00Z", 1.0, 1L, "B")));
+    lake.deleteFiles(vacant, row -> true);
+    vacant.refresh();
+    floe.define(
+        ViewDefinition.of(
+            "intruder", MINUTES, io.floe.topology.view.TableName.parse("lake.analytics.vacant")));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              HttpResponse<String> details = get("/api/views/intruder", TOKEN);
+              return details.statusCode() == 200
+                  && "ERROR".equals(json(details).path("status").asText());
+            });
+    assertThat(json(get("/api/views/intruder", TOKEN)).path("lastError").asText())
+        .isEqualTo(
+            "Target lake.analytics.vacant exists and was not created by Floe: refusing to use it;"
+                + " drop it or choose another target for view 'intruder'");
+
+    HttpResponse<String> refused =
+        send("DELETE", "/api/views/intruder?dropTarget=true", null, TOKEN);
+
+    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+    Table after = lake.load("analytics", "vacant");
+    assertThat(after.currentSnapshot().snapshotId())
+        .isEqualTo(vacant.currentSnapshot().snapshotId());
+    assertThat(after.schema().sameSchema(vacant.schema())).isTrue();
+    assertThat(after.properties()).isEqualTo(vacant.properties());
+  }
 }

@@ -121,6 +121,8 @@ public final class ViewState {
   private long forcedRequests;
   // The source's current snapshot is being looked up, to pin the pending refresh to it.
   private boolean pinning;
+  // Something became pending while the lookup ran, which the lookup may not have seen.
+  private boolean changedWhilePinning;
   private InFlight inFlight;
   private Long lastRefreshAt;
   private Status status = Status.IDLE;
@@ -213,6 +215,9 @@ public final class ViewState {
   private void merge(DirtyBuckets dirty, long now) {
     DirtyBuckets merged = pending == null ? dirty : pending.toDirtyBuckets().union(dirty);
     pending = StoredDirty.of(merged);
+    if (pinning) {
+      changedWhilePinning = true;
+    }
     if (firstPendingAt == null) {
       firstPendingAt = now;
     }
@@ -260,11 +265,13 @@ public final class ViewState {
   /** The current snapshot of the source is being looked up. */
   public void pinning() {
     pinning = true;
+    changedWhilePinning = false;
   }
 
   /** The source's current snapshot, looked up for the pending refresh. */
   public void pinned(Pin current) {
     pinning = false;
+    changedWhilePinning = false;
     if (pending != null && pendingSnapshot == null) {
       pendingSnapshot = current.snapshotId();
       pendingSequence = current.sequenceNumber();
@@ -273,11 +280,19 @@ public final class ViewState {
     }
   }
 
-  /** The source has no snapshot yet: there is nothing to compute until its first commit. */
+  /**
+   * The source had no snapshot when it was looked up: there is nothing to compute until its first
+   * commit. What became pending during the lookup is never dropped, since the lookup may have run
+   * before it: a change names its snapshot and is refreshed from it; anything else (a request)
+   * needs the source to be looked up again, which {@link #needsPin} then says.
+   */
   public void sourceEmpty() {
     pinning = false;
-    clearPending();
-    status = Status.IDLE;
+    if (!changedWhilePinning) {
+      clearPending();
+      status = Status.IDLE;
+    }
+    changedWhilePinning = false;
   }
 
   /** The refresh of the pending changes starts now, under {@code refreshId}. */
@@ -381,6 +396,7 @@ public final class ViewState {
     InFlight abandoned = inFlight;
     inFlight = null;
     pinning = false;
+    changedWhilePinning = false;
     if (abandoned != null) {
       putBack(abandoned, now);
     }
@@ -390,6 +406,7 @@ public final class ViewState {
   private void requeue(String error, long now, Duration maxBackoff, boolean isError) {
     InFlight failed = inFlight;
     pinning = false;
+    changedWhilePinning = false;
     if (failed != null && isError) {
       remember(
           new LastRefresh(

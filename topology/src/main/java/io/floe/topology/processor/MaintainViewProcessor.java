@@ -354,10 +354,9 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         state.sourceEmpty();
       }
       states.put(view, state);
-      changed(view, state);
-      if (state.isDue(now)) {
-        start(view, state, now);
-      }
+      // A change or a request that arrived during an empty lookup keeps the view due: it starts,
+      // or looks the source up again.
+      startIfDue(view, state, now);
     }
   }
 

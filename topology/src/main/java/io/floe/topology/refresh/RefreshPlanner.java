@@ -107,7 +107,9 @@ final class RefreshPlanner {
               + request.view().revision());
     }
     if (bookmark.isEmpty()) {
-      return Recompute.full("first refresh of the view");
+      // A schema change records the definition it shaped the target for, and no rows yet.
+      return Recompute.full(
+          bookmark.viewVersion() == null ? "first refresh of the view" : "view definition changed");
     }
     if (!request.view().version().equals(bookmark.viewVersion())) {
       return Recompute.full("view definition changed");

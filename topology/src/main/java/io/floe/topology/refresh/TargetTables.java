@@ -11,12 +11,18 @@ import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.NullOrder;
+import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.ReplaceSortOrder;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdatePartitionSpec;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -32,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * Creates a view's target table on first use and makes sure an existing one belongs to the view:
  * format version 2 (3 when the output has a type only v3 holds, such as the {@code timestamp_ns} of
  * {@code min(ts)} over a nanosecond column), sorted by bucket then group keys, partitioned as
- * {@link TargetLayout} says, and marked with {@code floe.view}. A table that exists, holds rows and
- * was not created by Floe for this view is refused without being touched.
+ * {@link TargetLayout} says, and marked with {@code floe.view}. A table that exists and was not
+ * created by Floe for this view, empty or not, is refused without being touched.
  */
 final class TargetTables {
 
@@ -45,7 +51,7 @@ final class TargetTables {
    * The target of {@code view}, created if missing and with its schema brought in line with the
    * plan's output schema if Floe owns it.
    *
-   * @throws TargetNotOwnedException when the table exists, is not empty and is not this view's
+   * @throws TargetNotOwnedException when the table exists and Floe did not create it for this view
    */
   static Table prepare(Catalog catalog, CompiledView compiled, ViewPlan plan) {
     ViewDefinition view = compiled.definition();
@@ -56,35 +62,36 @@ final class TargetTables {
     } catch (NoSuchTableException e) {
       return create(catalog, compiled, plan, id);
     }
-    // Changes of an existing target happen behind the guard: a refresh of an older definition,
-    // still queued somewhere, never changes the table back.
-    Table guarded =
-        new BaseTable(
-            new GuardedTableOperations(
-                ((HasTableOperations) table).operations(),
-                CommitGuard.definitionOnly(view.name(), compiled.revision()),
-                Map.of(),
-                Set.of()),
-            table.name());
+    // Only a table Floe created for this view is ever changed: floe.view is set at creation and
+    // nowhere else, so it is also what dropping a target and the rules of view writes go by.
     String owner = table.properties().get(FloeProperties.VIEW);
     if (!view.name().equals(owner)) {
-      if (!isEmpty(table)) {
-        throw new TargetNotOwnedException(
-            "Target "
-                + view.target()
-                + " exists, holds rows and was "
-                + (owner == null ? "not created by Floe" : "created for view '" + owner + "'")
-                + ": refusing to overwrite it; drop it or choose another target for view '"
-                + view.name()
-                + "'");
-      }
-      LOG.info("Adopting empty table {} as the target of view {}", view.target(), view.name());
-      guarded.updateProperties().set(FloeProperties.VIEW, view.name()).commit();
+      throw new TargetNotOwnedException(
+          "Target "
+              + view.target()
+              + " exists"
+              + (isEmpty(table) ? "" : ", holds rows")
+              + " and was "
+              + (owner == null ? "not created by Floe" : "created for view '" + owner + "'")
+              + ": refusing to use it; drop it or choose another target for view '"
+              + view.name()
+              + "'");
     }
-    if (evolveSchema(guarded, plan.outputSchema(), plan, view)) {
+    if (evolveSchema(table, compiled, plan)) {
       table.refresh();
     }
     return table;
+  }
+
+  private static Table guarded(
+      Table table, CompiledView compiled, Map<String, String> updates, Set<String> removals) {
+    return new BaseTable(
+        new GuardedTableOperations(
+            ((HasTableOperations) table).operations(),
+            CommitGuard.definitionOnly(compiled.name(), compiled.revision()),
+            updates,
+            removals),
+        table.name());
   }
 
   private static Table create(
@@ -155,36 +162,69 @@ final class TargetTables {
     return order.build();
   }
 
-  private static boolean isEmpty(Table table) {
-    return table.currentSnapshot() == null
-        || "0".equals(table.currentSnapshot().summary().getOrDefault("total-records", "0"));
+  /**
+   * Whether the table holds no rows, told from its files: no current snapshot, or one whose
+   * manifests list no live data or delete file. Snapshot summaries cannot tell, since writers need
+   * not record totals in them.
+   */
+  static boolean isEmpty(Table table) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return true;
+    }
+    for (ManifestFile manifest : current.allManifests(table.io())) {
+      // Both are true when a manifest does not count its files.
+      if (manifest.hasAddedFiles() || manifest.hasExistingFiles()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
    * Brings an existing target in line with a changed view (returns whether it changed anything):
    * adds the columns the view now outputs (widening types where Iceberg allows it), re-sorts and
-   * re-partitions it by the new keys, then drops the columns it no longer outputs. A changed view
-   * then fully refreshes the table. Each step is its own commit because later steps refer to what
-   * earlier ones create.
+   * re-partitions it by the new keys, then drops the columns it no longer outputs, in one guarded
+   * commit (a transaction, since later steps refer to what earlier ones create). The commit records
+   * the definition it shapes the table for ({@code floe.view-revision}, {@code floe.view-version})
+   * and removes the bookmark of the rows, which no longer are any definition's complete output: an
+   * older definition can then neither change the schema back nor commit rows, and the changed view
+   * fully refreshes the table.
    */
-  private static boolean evolveSchema(
-      Table table, Schema output, ViewPlan plan, ViewDefinition view) {
+  private static boolean evolveSchema(Table table, CompiledView compiled, ViewPlan plan) {
+    ViewDefinition view = compiled.definition();
+    Schema output = plan.outputSchema();
     if (sameColumns(table.schema(), output)
         && table.sortOrder().sameOrder(sortOrder(table.schema(), plan))
         && TargetLayout.evolvedSpec(table, view, plan, output) == null) {
       return false;
     }
+    Table guarded =
+        guarded(
+            table,
+            compiled,
+            Map.of(
+                FloeProperties.VIEW_REVISION,
+                Long.toString(compiled.revision()),
+                FloeProperties.VIEW_VERSION,
+                compiled.version()),
+            Set.of(
+                FloeProperties.SOURCE_SNAPSHOT_ID,
+                FloeProperties.REFRESH_ID,
+                FloeProperties.PROGRESS));
     try {
-      table.updateSchema().unionByNameWith(output).commit();
-      org.apache.iceberg.ReplaceSortOrder order = table.replaceSortOrder();
+      Transaction change = guarded.newTransaction();
+      change.updateSchema().unionByNameWith(output).commit();
+      ReplaceSortOrder order = change.replaceSortOrder();
       order.asc(plan.bucketOutput(), NullOrder.NULLS_FIRST);
       for (String key : plan.groupKeys()) {
         order.asc(key, NullOrder.NULLS_FIRST);
       }
       order.commit();
-      if (TargetLayout.evolvedSpec(table, view, plan, output) != null) {
-        org.apache.iceberg.UpdatePartitionSpec spec = table.updateSpec();
-        for (org.apache.iceberg.PartitionField field : table.spec().fields()) {
+      Table changing = change.table();
+      if (TargetLayout.evolvedSpec(changing, view, plan, output) != null) {
+        UpdatePartitionSpec spec = change.updateSpec();
+        for (PartitionField field : changing.spec().fields()) {
           spec.removeField(field.name());
         }
         for (TargetPartitionField field : TargetLayout.partitioning(view, plan)) {
@@ -192,9 +232,9 @@ final class TargetTables {
         }
         spec.commit();
       }
-      UpdateSchema drop = table.updateSchema();
+      UpdateSchema drop = change.updateSchema();
       boolean dropping = false;
-      for (Types.NestedField column : table.schema().columns()) {
+      for (Types.NestedField column : changing.schema().columns()) {
         if (output.findField(column.name()) == null) {
           drop.deleteColumn(column.name());
           dropping = true;
@@ -208,6 +248,7 @@ final class TargetTables {
       if (dropping) {
         drop.commit();
       }
+      change.commitTransaction();
     } catch (CommitGuard.SupersededException e) {
       throw e;
     } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
@@ -221,9 +262,10 @@ final class TargetTables {
               + "; drop the target table to let Floe recreate it");
     }
     LOG.info(
-        "Changed target {} to the output of view {}: {}",
+        "Changed target {} to the output of view {} (revision {}): {}",
         view.target(),
         view.name(),
+        compiled.revision(),
         output.asStruct());
     return true;
   }

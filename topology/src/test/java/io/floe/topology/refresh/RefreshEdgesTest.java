@@ -113,6 +113,50 @@ class RefreshEdgesTest {
   }
 
   @Test
+  void shouldRefuseAnOlderDefinitionOnceANewerOnesSchemaChangeLandedBeforeItsFirstDataCommit()
+      throws Exception {
+    long s1 = minutes(3, "2026-04-08T10");
+    String counted =
+        "SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS n"
+            + " FROM lake.market.trades GROUP BY 1, 2";
+    String withVolume =
+        "SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS n,"
+            + " sum(quantity) AS volume FROM lake.market.trades GROUP BY 1, 2";
+    CompiledView older = compiled(view(counted, null), 3);
+    CompiledView newer = compiled(view(withVolume, null), 7);
+    refresher.refresh(
+        RefreshRequest.of(older, s1, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+    // The instance running the newer definition changes the target's schema, then stops before
+    // its first data commit.
+    TargetTables.prepare(lake.catalog(), newer, newer.bind(trades.schema()).plan());
+    long s2 = minutes(2, "2026-04-08T11");
+
+    // The older definition, still in force on an instance that has not seen the newer one.
+    RefreshOutcome late =
+        refresher.refresh(
+            RefreshRequest.of(older, s2, s1, DirtyBuckets.all("changes")),
+            ViewRefresher.ProgressListener.NONE);
+
+    assertThat(late.status()).isEqualTo(RefreshOutcome.Status.TARGET_AHEAD);
+    assertThat(target().schema().columns())
+        .extracting(Types.NestedField::name)
+        .containsExactly("symbol", "minute_ts", "n", "volume");
+    assertThat(target().properties())
+        .containsEntry(FloeProperties.VIEW_REVISION, "7")
+        .containsEntry(FloeProperties.VIEW_VERSION, newer.version())
+        .doesNotContainKey(FloeProperties.SOURCE_SNAPSHOT_ID);
+    // The newer definition's first refresh recomputes everything.
+    RefreshOutcome first =
+        refresher.refresh(
+            RefreshRequest.of(newer, s2, s1, DirtyBuckets.none()),
+            ViewRefresher.ProgressListener.NONE);
+    assertThat(first.full()).isTrue();
+    assertThat(first.reason()).isEqualTo("view definition changed");
+    OracleAssertions.assertMatches(target(), trades, s2, withVolume);
+  }
+
+  @Test
   void shouldResumeAChunkedForcedFullRefreshAfterACrash() {
     long s1 = minutes(20, "2026-04-08T10");
     CompiledView view =

@@ -3,6 +3,8 @@ package io.floe.topology.refresh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.Oracle;
 import io.floe.testing.oracle.OracleAssertions;
@@ -25,10 +27,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.util.JsonUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -449,6 +456,74 @@ class ViewRefresherTest {
                 .currentSnapshot()
                 .snapshotId())
         .isEqualTo(foreign.currentSnapshot().snapshotId());
+  }
+
+  @Test
+  void shouldRefuseATargetHoldingRowsWhoseSnapshotSummaryCountsNone() throws Exception {
+    long s1 = lake.append(trades, someTrades());
+    Table foreign = lake.createTrades("analytics", "taken");
+    lake.append(foreign, List.of(lake.trade("X", "2026-01-01T00:00:00Z", 1.0, 1L, "B")));
+    // Written by a writer that keeps no totals in its snapshot summaries.
+    foreign = withoutSummaryTotals(foreign);
+    assertThat(foreign.currentSnapshot().summary()).doesNotContainKey("total-records");
+    ViewDefinition view =
+        ViewDefinition.of("taken", OHLCV, TableName.parse("lake.analytics.taken"));
+
+    assertThatThrownBy(() -> refresh(view, s1, null, DirtyBuckets.none()))
+        .isInstanceOf(ViewRefreshException.class)
+        .hasMessage(
+            "Target lake.analytics.taken exists, holds rows and was not created by Floe: refusing"
+                + " to use it; drop it or choose another target for view 'taken'");
+    assertUntouched(foreign);
+  }
+
+  @Test
+  void shouldRefuseAnEmptyTableThatFloeDidNotCreateForTheView() throws Exception {
+    long s1 = lake.append(trades, someTrades());
+    Table foreign = lake.createTrades("analytics", "taken");
+    // Its rows were all deleted: snapshots, but no live file.
+    lake.append(foreign, List.of(lake.trade("X", "2026-01-01T00:00:00Z", 1.0, 1L, "B")));
+    lake.deleteFiles(foreign, row -> true);
+    assertThat(foreign.currentSnapshot()).isNotNull();
+    ViewDefinition view =
+        ViewDefinition.of("taken", OHLCV, TableName.parse("lake.analytics.taken"));
+
+    assertThatThrownBy(() -> refresh(view, s1, null, DirtyBuckets.none()))
+        .isInstanceOf(ViewRefreshException.class)
+        .hasMessage(
+            "Target lake.analytics.taken exists and was not created by Floe: refusing to use it;"
+                + " drop it or choose another target for view 'taken'");
+    assertUntouched(foreign);
+  }
+
+  /** The table is as it was: same snapshot, schema and properties, not marked as a view's. */
+  private void assertUntouched(Table before) {
+    Table after = lake.catalog().loadTable(TableIdentifier.of("analytics", "taken"));
+    assertThat(after.currentSnapshot().snapshotId())
+        .isEqualTo(before.currentSnapshot().snapshotId());
+    assertThat(after.schema().sameSchema(before.schema())).isTrue();
+    assertThat(after.properties()).isEqualTo(before.properties());
+    assertThat(after.properties()).doesNotContainKey(FloeProperties.VIEW);
+  }
+
+  /**
+   * The table with its snapshots' summaries rewritten without Iceberg's totals, as a writer that
+   * does not keep them leaves them.
+   */
+  private Table withoutSummaryTotals(Table table) throws Exception {
+    TableOperations ops = ((HasTableOperations) table).operations();
+    TableMetadata base = ops.refresh();
+    ObjectNode json = (ObjectNode) JsonUtil.mapper().readTree(TableMetadataParser.toJson(base));
+    for (JsonNode snapshot : json.withArray("snapshots")) {
+      ObjectNode summary = (ObjectNode) snapshot.get("summary");
+      List<String> totals = new ArrayList<>();
+      summary.fieldNames().forEachRemaining(name -> totals.add(name));
+      totals.removeIf(name -> !name.startsWith("total-"));
+      summary.remove(totals);
+    }
+    ops.commit(base, TableMetadataParser.fromJson(JsonUtil.mapper().writeValueAsString(json)));
+    table.refresh();
+    return table;
   }
 
   @Test
