@@ -62,7 +62,7 @@ final class TargetTables {
         new BaseTable(
             new GuardedTableOperations(
                 ((HasTableOperations) table).operations(),
-                CommitGuard.definitionOnly(view.name(), compiled.revision()),
+                CommitGuard.definitionOnly(compiled),
                 Map.of(),
                 Set.of()),
             table.name());
