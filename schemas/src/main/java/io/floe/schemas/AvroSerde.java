@@ -1,7 +1,11 @@
 package io.floe.schemas;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
@@ -20,6 +24,11 @@ import org.apache.kafka.common.serialization.Serializer;
  * bytes cannot be decoded fails with a {@link SerializationException} that names the type and the
  * topic, so that the caller can route it to the dead-letter topic.
  *
+ * <p>The fingerprint names the writer's schema exactly, so a record written by an earlier release
+ * (a schema with fewer fields) decodes only if the reader knows that schema: the released versions
+ * ship in {@code /compat/v<n>/<Name>.avsc} ({@link #earlierVersions}) and every one is taught to
+ * the decoder, which resolves it to today's schema with the new fields' defaults.
+ *
  * @param <T> the generated record class
  */
 public final class AvroSerde<T extends SpecificRecord>
@@ -35,6 +44,28 @@ public final class AvroSerde<T extends SpecificRecord>
     Schema schema = model.getSchema(type);
     this.encoder = new BinaryMessageEncoder<>(model, schema);
     this.decoder = new BinaryMessageDecoder<>(model, schema);
+    earlierVersions(schema.getName()).forEach(decoder::addSchema);
+  }
+
+  /**
+   * The released versions of the schema called {@code name}, oldest first, as kept under {@code
+   * /compat/v1}, {@code /compat/v2}, ...: a version that left the schema unchanged has no file.
+   */
+  public static List<Schema> earlierVersions(String name) {
+    List<Schema> versions = new ArrayList<>();
+    for (int v = 1; ; v++) {
+      if (AvroSerde.class.getResource("/compat/v" + v + "/") == null) {
+        return versions;
+      }
+      try (InputStream in =
+          AvroSerde.class.getResourceAsStream("/compat/v" + v + "/" + name + ".avsc")) {
+        if (in != null) {
+          versions.add(new Schema.Parser().parse(in));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read version " + v + " of schema " + name, e);
+      }
+    }
   }
 
   /** A serde for the generated record class {@code type}. */

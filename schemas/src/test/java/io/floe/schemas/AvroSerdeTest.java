@@ -3,9 +3,15 @@ package io.floe.schemas;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
 
@@ -160,9 +166,45 @@ class AvroSerdeTest {
             .setChunkBuckets(60)
             .setOrigin("file")
             .setUpdatedAt(Instant.ofEpochMilli(1_700_000_000_000L))
+            .setRevision(12L)
             .build();
 
     assertThat(serde.deserialize("floe.views", serde.serialize("floe.views", view)))
         .isEqualTo(view);
+  }
+
+  @Test
+  void shouldReadAViewRecordWrittenByAnEarlierReleaseWithoutRevision() throws Exception {
+    // Given the bytes of a definition as the previous release wrote it, with its own schema
+    Schema previous;
+    try (InputStream in = getClass().getResourceAsStream("/compat/v2/ViewRecord.avsc")) {
+      previous = new Schema.Parser().parse(in);
+    }
+    GenericRecord old = new GenericData.Record(previous);
+    old.put("name", "ohlcv_1m");
+    old.put("query", "SELECT ...");
+    old.put("target", "lake.analytics.ohlcv_1m");
+    old.put("targetPartitioning", List.of());
+    old.put("timezone", "UTC");
+    old.put("debounceMs", 1000L);
+    old.put("maxDelayMs", 30000L);
+    old.put("chunkBuckets", null);
+    old.put("chunkRows", null);
+    old.put("lingerMs", 200L);
+    old.put("minIntervalMs", 0L);
+    old.put("origin", "file");
+    old.put("updatedAt", 1_700_000_000_000L);
+    ByteBuffer encoded =
+        new BinaryMessageEncoder<GenericRecord>(GenericData.get(), previous).encode(old);
+    byte[] bytes = new byte[encoded.remaining()];
+    encoded.get(bytes);
+
+    // When today's serde reads them
+    ViewRecord read = AvroSerde.of(ViewRecord.class).deserialize("floe.views", bytes);
+
+    // Then the definition reads as it was written, without a revision of its own
+    assertThat(read.getName()).isEqualTo("ohlcv_1m");
+    assertThat(read.getOrigin()).isEqualTo("file");
+    assertThat(read.getRevision()).isNull();
   }
 }

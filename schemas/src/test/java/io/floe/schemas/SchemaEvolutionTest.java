@@ -2,8 +2,6 @@ package io.floe.schemas;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -14,9 +12,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Checks each topic schema against the previous released version kept under {@code compat/}: a
- * consumer on either version must read what the other writes, so instances can be upgraded one at a
- * time. When a schema changes, copy the released version to a new {@code compat/vN} directory.
+ * Checks each topic schema against every released version kept under {@code compat/} (main
+ * resources, since {@link AvroSerde} reads records of those versions too): a consumer on either
+ * version must read what the other writes, so instances can be upgraded one at a time. When a
+ * schema changes, copy its released version to a new {@code compat/vN} directory.
  */
 class SchemaEvolutionTest {
 
@@ -31,15 +30,18 @@ class SchemaEvolutionTest {
 
   @ParameterizedTest
   @MethodSource("currentSchemas")
-  void shouldReadAndBeReadByThePreviousVersion(Schema current) throws IOException {
-    Schema previous = previousVersion(current.getName());
+  void shouldReadAndBeReadByEveryEarlierVersion(Schema current) {
+    List<Schema> earlier = AvroSerde.earlierVersions(current.getName());
 
-    assertThat(SchemaCompatibility.checkReaderWriterCompatibility(current, previous).getType())
-        .as("current %s reads v1", current.getName())
-        .isEqualTo(SchemaCompatibilityType.COMPATIBLE);
-    assertThat(SchemaCompatibility.checkReaderWriterCompatibility(previous, current).getType())
-        .as("v1 %s reads current", current.getName())
-        .isEqualTo(SchemaCompatibilityType.COMPATIBLE);
+    assertThat(earlier).as("compat/v1/%s.avsc", current.getName()).isNotEmpty();
+    for (Schema previous : earlier) {
+      assertThat(SchemaCompatibility.checkReaderWriterCompatibility(current, previous).getType())
+          .as("current %s reads %s", current.getName(), previous)
+          .isEqualTo(SchemaCompatibilityType.COMPATIBLE);
+      assertThat(SchemaCompatibility.checkReaderWriterCompatibility(previous, current).getType())
+          .as("%s reads current %s", previous, current.getName())
+          .isEqualTo(SchemaCompatibilityType.COMPATIBLE);
+    }
   }
 
   @ParameterizedTest
@@ -49,14 +51,6 @@ class SchemaEvolutionTest {
     collectUndocumented(current, undocumented, new ArrayList<>());
 
     assertThat(undocumented).as("records and fields without doc").isEmpty();
-  }
-
-  private static Schema previousVersion(String name) throws IOException {
-    try (InputStream in =
-        SchemaEvolutionTest.class.getResourceAsStream("/compat/v1/" + name + ".avsc")) {
-      assertThat(in).as("compat/v1/%s.avsc", name).isNotNull();
-      return new Schema.Parser().parse(in);
-    }
   }
 
   private static void collectUndocumented(Schema schema, List<String> out, List<String> seen) {

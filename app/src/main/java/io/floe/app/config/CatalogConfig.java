@@ -1,6 +1,7 @@
 package io.floe.app.config;
 
 import io.floe.topology.iceberg.HadoopConfigurations;
+import io.floe.topology.refresh.Bookmark;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewConflicts;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -116,7 +118,13 @@ public final class CatalogConfig implements AutoCloseable {
   public ViewConflicts.Targets targets() {
     return table ->
         load(table, "target")
-            .map(t -> new ViewConflicts.ExistingTable(t.properties().get(FloeProperties.VIEW)));
+            .map(
+                t -> {
+                  Long revision = Bookmark.of(t).viewRevision();
+                  return new ViewConflicts.ExistingTable(
+                      t.properties().get(FloeProperties.VIEW),
+                      revision == null ? OptionalLong.empty() : OptionalLong.of(revision));
+                });
   }
 
   private Optional<Schema> schemaOf(TableName table) {

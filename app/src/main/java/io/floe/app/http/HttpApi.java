@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -440,8 +441,19 @@ public final class HttpApi implements AutoCloseable {
     if (!refused.isEmpty()) {
       throw new ApiException(HttpStatus.CONFLICT, refused.get(view.name()));
     }
-    commands.define(view, "api");
-    LOG.info("View {} written through the API (version {})", view.name(), view.version());
+    ViewRecord current = definitions.get(view.name());
+    long revision =
+        StoredView.nextRevision(
+            current == null || current.getRevision() == null
+                ? OptionalLong.empty()
+                : OptionalLong.of(current.getRevision()),
+            catalogs.targets().revision(view));
+    commands.define(view, "api", revision);
+    LOG.info(
+        "View {} written through the API (version {}, revision {})",
+        view.name(),
+        view.version(),
+        revision);
     awaitInStore(view);
   }
 

@@ -36,9 +36,14 @@ public final class ViewCommands implements AutoCloseable {
     this.serdes = serdes;
   }
 
-  /** Publishes a definition; {@code origin} is "api" or "file". */
-  public void define(ViewDefinition view, String origin) throws InterruptedException {
-    ViewRecord record = StoredView.toRecord(view, origin, Instant.now());
+  /**
+   * Publishes a definition; {@code origin} is "api" or "file".
+   *
+   * @param revision its revision ({@link StoredView#nextRevision})
+   */
+  public void define(ViewDefinition view, String origin, long revision)
+      throws InterruptedException {
+    ViewRecord record = StoredView.toRecord(view, origin, Instant.now(), revision);
     send(
         topics.views(),
         view.name(),

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -35,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * ViewConflicts}); an invalid or conflicting view is logged with the problem and not published, so
  * the other views keep running and an earlier valid version of it stays in force. Views the file no
  * longer declares, and that the file had declared, are deleted.
+ *
+ * <p>A view is published only when its definition differs from the one on the topic, with the next
+ * revision ({@link StoredView#nextRevision}) after the one on the topic and the one its target
+ * records: a topic recreated empty, to which the file is published again, continues the revisions
+ * its targets hold.
  */
 public final class ViewsPublisher {
 
@@ -89,7 +95,12 @@ public final class ViewsPublisher {
           LOG.warn("View {}: {}; it will refresh once the table exists", name, view.error());
         }
         ViewRecord record = StoredView.toRecord(view.definition(), ORIGIN_FILE, Instant.now());
-        if (!sameDefinition(current.get(name), record)) {
+        ViewRecord existing = current.get(name);
+        if (!sameDefinition(existing, record)) {
+          record.setRevision(
+              StoredView.nextRevision(
+                  existing == null ? OptionalLong.empty() : OptionalLong.of(existing.getRevision()),
+                  catalogs.targets().revision(view.definition())));
           producer.send(new ProducerRecord<>(topic, name, record)).get();
           published.add(name);
         }
@@ -146,11 +157,18 @@ public final class ViewsPublisher {
     if (existing == null) {
       return false;
     }
-    ViewRecord copy = ViewRecord.newBuilder(record).setUpdatedAt(existing.getUpdatedAt()).build();
+    ViewRecord copy =
+        ViewRecord.newBuilder(record)
+            .setUpdatedAt(existing.getUpdatedAt())
+            .setRevision(existing.getRevision())
+            .build();
     return copy.equals(existing);
   }
 
-  /** The current contents of the views topic, read to its end. */
+  /**
+   * The current contents of the views topic, read to its end, each record with its revision filled
+   * in ({@link StoredView#revision}).
+   */
   public Map<String, ViewRecord> read() {
     Map<String, Object> consumerConfig = new HashMap<>(clients);
     consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -174,6 +192,7 @@ public final class ViewsPublisher {
           }
           ViewRecord view = ViewRecords.decode(serdes.viewRecord().deserializer(), record);
           if (view != null) {
+            view.setRevision(StoredView.revision(view, record.offset()));
             views.put(record.key(), view);
           }
         }

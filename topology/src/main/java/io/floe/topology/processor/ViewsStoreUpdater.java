@@ -18,8 +18,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * floe.views topic: every instance sees every view definition, compiled once.
  *
  * <p>The store is in memory, so that every start reads the topic from its beginning through this
- * processor (Kafka Streams reprocesses global stores on restore): the index is then complete, and
- * each definition's revision is its offset, which orders the definitions of a view.
+ * processor (Kafka Streams reprocesses global stores on restore): the index is then complete. Each
+ * definition's revision, which orders the definitions of a view, is the one its record carries
+ * (DESIGN §3.6), or its offset for records of earlier releases ({@link StoredView#revision}); the
+ * store keeps every record with its revision filled in, so that writers continue from it.
  *
  * <p>The topic is read as bytes and decoded here, because the global thread cannot survive a record
  * that fails in Kafka Streams' own deserialization (see {@link DeadLetterDeserializationHandler}).
@@ -66,10 +68,10 @@ public final class ViewsStoreUpdater implements Processor<byte[], byte[], Void, 
       return;
     }
     String name = new String(record.key(), StandardCharsets.UTF_8);
-    long revision = context.recordMetadata().map(RecordMetadata::offset).orElse(-1L);
+    long offset = context.recordMetadata().map(RecordMetadata::offset).orElse(-1L);
     if (record.value() == null) {
       views.delete(name);
-      StoredView.apply(index, name, null, revision);
+      StoredView.apply(index, name, null, offset);
       return;
     }
     ViewRecord value;
@@ -80,6 +82,8 @@ public final class ViewsStoreUpdater implements Processor<byte[], byte[], Void, 
       deadLetter(record, name, DeadLetterDeserializationHandler.reason(e));
       return;
     }
+    long revision = StoredView.revision(value, offset);
+    value.setRevision(revision);
     views.put(name, value);
     StoredView.apply(index, name, value, revision);
   }

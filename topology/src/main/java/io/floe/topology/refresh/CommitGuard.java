@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.view.CompiledView;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.TableMetadata;
@@ -12,21 +13,33 @@ import org.apache.iceberg.exceptions.ValidationException;
  * instance, or a refresh of an older definition still queued somewhere can never apply a change
  * twice, move a view backwards, or replace a newer definition's rows with an older one's.
  *
+ * <p>A newer definition is one with a larger {@link FloeProperties#VIEW_REVISION} and another
+ * version: a definition equal in content to the one that wrote the target (the same {@link
+ * FloeProperties#VIEW_VERSION}) computes the same rows, so its smaller revision, as a views topic
+ * recreated or mirrored with other offsets gives, refuses nothing ({@link #isSupersededBy}).
+ *
  * @param expected properties the table must have; a null value means the property must be absent
  * @param view the view, for messages
- * @param revision the revision of the definition committing: a table recording a larger {@link
- *     FloeProperties#VIEW_REVISION} refuses the commit
+ * @param revision the revision of the definition committing
+ * @param version the version of the definition committing
  */
-record CommitGuard(Map<String, String> expected, String view, long revision) {
+record CommitGuard(Map<String, String> expected, String view, long revision, String version) {
 
   CommitGuard {
     Objects.requireNonNull(view, "view");
+    Objects.requireNonNull(version, "version");
     expected = expected == null ? Map.of() : new java.util.HashMap<>(expected);
   }
 
+  /** The guard of a commit of {@code definition} that started from {@code expected}. */
+  static CommitGuard of(Map<String, String> expected, CompiledView definition) {
+    return new CommitGuard(
+        expected, definition.name(), definition.revision(), definition.version());
+  }
+
   /** A guard that only refuses a commit of an older definition: for schema changes. */
-  static CommitGuard definitionOnly(String view, long revision) {
-    return new CommitGuard(Map.of(), view, revision);
+  static CommitGuard definitionOnly(CompiledView definition) {
+    return of(Map.of(), definition);
   }
 
   /** Throws when {@code base} is not what the commit requires. */
@@ -37,18 +50,54 @@ record CommitGuard(Map<String, String> expected, String view, long revision) {
         throw new BookmarkMovedException(property.getKey(), property.getValue(), actual);
       }
     }
-    String recorded = base == null ? null : base.property(FloeProperties.VIEW_REVISION, null);
-    if (recorded != null) {
-      long newer;
-      try {
-        newer = Long.parseLong(recorded.trim());
-      } catch (NumberFormatException e) {
-        return;
-      }
-      if (newer > revision) {
-        throw new SupersededException(view, newer, revision);
-      }
+    Bookmark target = base == null ? Bookmark.of(Map.of()) : Bookmark.of(base.properties());
+    if (isSupersededBy(target, revision, version)) {
+      throw new SupersededException(supersededReason(view, target, revision, version));
     }
+  }
+
+  /**
+   * Whether the definition at {@code revision} of {@code version} must not write a target with this
+   * bookmark: a definition of another version, at a larger revision, wrote it last.
+   */
+  static boolean isSupersededBy(Bookmark target, long revision, String version) {
+    return target.viewRevision() != null
+        && target.viewRevision() > revision
+        && !version.equals(writerVersion(target));
+  }
+
+  /**
+   * The revision a commit of the definition at {@code revision} records: its own, or the target's
+   * when that is larger (the same content committing, see {@link #isSupersededBy}), so that the
+   * revision a target records never goes back and an older definition stays refused.
+   */
+  static long revisionToRecord(Bookmark target, long revision) {
+    return target.viewRevision() == null ? revision : Math.max(revision, target.viewRevision());
+  }
+
+  /** Why the definition at {@code revision} of {@code version} may not write the target. */
+  static String supersededReason(String view, Bookmark target, long revision, String version) {
+    return "the target of view "
+        + view
+        + " holds revision "
+        + target.viewRevision()
+        + " of its definition (version "
+        + writerVersion(target)
+        + "), newer than revision "
+        + revision
+        + " (version "
+        + version
+        + ")";
+  }
+
+  /**
+   * The version of the definition that recorded the target's revision: that of a chunked refresh
+   * half applied (its chunks record their revision, and the bookmark's version only with the last
+   * chunk), else the bookmark's.
+   */
+  private static String writerVersion(Bookmark target) {
+    RefreshProgress progress = target.parsedProgress();
+    return progress != null ? progress.lastCommitted().refresh().version() : target.viewVersion();
   }
 
   /**
@@ -68,21 +117,22 @@ record CommitGuard(Map<String, String> expected, String view, long revision) {
    * not commit.
    */
   static final class SupersededException extends ValidationException {
-    SupersededException(String view, long recorded, long revision) {
-      super(
-          "Target of view %s holds revision %s of its definition, newer than revision %s of this"
-              + " refresh",
-          view, recorded, revision);
+    private final String reason;
+
+    private SupersededException(String reason) {
+      super("Refusing the commit: %s", reason);
+      this.reason = reason;
     }
 
-    private SupersededException(String message) {
-      super("%s", message);
+    /** Why, as a clause to follow "Cannot refresh view v: ". */
+    String reason() {
+      return reason;
     }
 
     /** The definition the refresh runs is no longer the one in force. */
     static SupersededException redefined(String view, long revision) {
       return new SupersededException(
-          "View " + view + " was redefined after revision " + revision + " started this refresh");
+          "view " + view + " was redefined after revision " + revision + " started this refresh");
     }
   }
 }

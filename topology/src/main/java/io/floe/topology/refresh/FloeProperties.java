@@ -16,8 +16,14 @@ public final class FloeProperties {
   public static final String VIEW_VERSION = "floe.view-version";
 
   /**
-   * The revision of the view definition that last committed (its offset on floe.views): a commit of
-   * an older definition is refused, whatever its version.
+   * The revision of the view definition that last committed: the definition's place among all
+   * definitions of the view, larger for a later one. It is the definition's own, carried in its
+   * floe.views record and given by whoever writes the record (one more than the largest of the
+   * revision in force and the one the target records), so that it outlives the topic's offsets;
+   * records of releases before it carry none and take their offset on floe.views. A commit of a
+   * definition of another version with a smaller revision is refused, and reported as the view's
+   * error when that definition is the one in force; a definition of the same version (the same
+   * rows) commits whatever its revision, and the target's revision never goes back.
    */
   public static final String VIEW_REVISION = "floe.view-revision";
 

@@ -3,6 +3,7 @@ package io.floe.topology.refresh;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.view.CompiledView;
 import java.util.List;
 import java.util.Objects;
 import org.apache.iceberg.DataOperations;
@@ -26,13 +27,20 @@ final class RefreshPlanner {
   private RefreshPlanner() {}
 
   /** What a refresh will do. */
-  sealed interface Plan permits AlreadyApplied, TargetAhead, StalePin, Recompute {}
+  sealed interface Plan permits AlreadyApplied, TargetAhead, Superseded, StalePin, Recompute {}
 
   /** The target already holds this refresh: an earlier run committed it. */
   record AlreadyApplied() implements Plan {}
 
   /** The target is past this refresh; nothing to do. */
   record TargetAhead(String reason) implements Plan {}
+
+  /**
+   * Another definition of the view, at a larger revision, wrote the target ({@link
+   * CommitGuard#isSupersededBy}): harmless for a refresh of a definition no longer in force, a
+   * conflict to report for the one in force.
+   */
+  record Superseded(String reason) implements Plan {}
 
   /** The pinned snapshot is no longer one the source's main branch holds; nothing to do. */
   record StalePin(String reason) implements Plan {}
@@ -97,14 +105,10 @@ final class RefreshPlanner {
       boolean decomposable) {
     RefreshId id = request.id();
     long pin = pinned.snapshotId();
-    if (bookmark.viewRevision() != null && bookmark.viewRevision() > request.view().revision()) {
-      return new TargetAhead(
-          "the target holds revision "
-              + bookmark.viewRevision()
-              + " of view "
-              + request.view().name()
-              + ", newer than revision "
-              + request.view().revision());
+    CompiledView view = request.view();
+    if (CommitGuard.isSupersededBy(bookmark, view.revision(), view.version())) {
+      return new Superseded(
+          CommitGuard.supersededReason(view.name(), bookmark, view.revision(), view.version()));
     }
     if (bookmark.isEmpty()) {
       // A schema change records the definition it shaped the target for, and no rows yet.

@@ -408,7 +408,7 @@ final class TargetCompaction {
         new BaseTable(
             new GuardedTableOperations(
                 ((HasTableOperations) target).operations(),
-                new CommitGuard(expected, view.name(), view.revision()),
+                CommitGuard.of(expected, view),
                 Map.of(),
                 Set.of()),
             target.name());

@@ -88,7 +88,7 @@ final class TargetTables {
     return new BaseTable(
         new GuardedTableOperations(
             ((HasTableOperations) table).operations(),
-            CommitGuard.definitionOnly(compiled.name(), compiled.revision()),
+            CommitGuard.definitionOnly(compiled),
             updates,
             removals),
         table.name());

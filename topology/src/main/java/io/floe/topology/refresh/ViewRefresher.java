@@ -154,8 +154,7 @@ public final class ViewRefresher {
     } catch (TargetTables.TargetNotOwnedException e) {
       throw new ViewRefreshException(e.getMessage());
     } catch (CommitGuard.SupersededException e) {
-      return new Outcomes(request, source, pinned, bound.plan(), null)
-          .skipped(RefreshOutcome.Status.TARGET_AHEAD, e.getMessage());
+      return superseded(view, new Outcomes(request, source, pinned, bound.plan(), null), e);
     }
     Outcomes outcomes = new Outcomes(request, source, pinned, bound.plan(), target);
     BucketedView buckets = BucketedView.of(view);
@@ -171,6 +170,9 @@ public final class ViewRefresher {
       }
       if (plan instanceof RefreshPlanner.TargetAhead ahead) {
         return outcomes.skipped(RefreshOutcome.Status.TARGET_AHEAD, ahead.reason());
+      }
+      if (plan instanceof RefreshPlanner.Superseded superseded) {
+        return superseded(view, outcomes, superseded.reason());
       }
       RefreshPlanner.Recompute recompute = (RefreshPlanner.Recompute) plan;
       Run run =
@@ -196,7 +198,7 @@ public final class ViewRefresher {
                 : TargetCompaction.hotBuckets(
                     bound.plan().bucketing(), recompute.dirty().ranges()));
       } catch (CommitGuard.SupersededException e) {
-        return outcomes.skipped(RefreshOutcome.Status.TARGET_AHEAD, e.getMessage());
+        return superseded(view, outcomes, e);
       } catch (CommitGuard.BookmarkMovedException e) {
         if (attempt >= PLAN_ATTEMPTS) {
           throw e;
@@ -205,6 +207,37 @@ public final class ViewRefresher {
             "Refresh {} of view {}: {}; planning again", request.id(), view.name(), e.getMessage());
       }
     }
+  }
+
+  /**
+   * A refresh whose target another definition of the view wrote at a larger revision: nothing to do
+   * when a later definition is in force (this refresh was queued before it came), a conflict when
+   * this definition is the one in force, reported as the view's error and never silence (DESIGN
+   * §3.6): the views topic lost the later definition (recreated, or mirrored from an older copy) or
+   * another deployment writes the target.
+   *
+   * @throws ViewRefreshException when the definition is in force
+   */
+  private RefreshOutcome superseded(CompiledView view, Outcomes outcomes, String reason) {
+    if (!inForce.test(view)) {
+      return outcomes.skipped(RefreshOutcome.Status.TARGET_AHEAD, reason);
+    }
+    throw new ViewRefreshException(
+        "Cannot refresh view "
+            + view.name()
+            + ": "
+            + reason
+            + ", which is in force; floe.views may have lost the later definition (recreated, or"
+            + " mirrored from an older copy) or another Floe deployment writes "
+            + view.target()
+            + ": define the view again (PUT /api/views/"
+            + view.name()
+            + " or a change in the views file) to make the definition in force the newest");
+  }
+
+  private RefreshOutcome superseded(
+      CompiledView view, Outcomes outcomes, CommitGuard.SupersededException e) {
+    return superseded(view, outcomes, e.reason());
   }
 
   /**
@@ -462,6 +495,7 @@ public final class ViewRefresher {
       }
 
       String expectedProgress = bookmark.progress();
+      long revision = CommitGuard.revisionToRecord(bookmark, view.revision());
       String reflected =
           bookmark.sourceSnapshotId() == null ? null : bookmark.sourceSnapshotId().toString();
       Long targetSnapshotId = null;
@@ -475,7 +509,7 @@ public final class ViewRefresher {
         expected.put(FloeProperties.SOURCE_SNAPSHOT_ID, reflected);
         expected.put(FloeProperties.PROGRESS, expectedProgress);
         Map<String, String> updates = new HashMap<>();
-        updates.put(FloeProperties.VIEW_REVISION, Long.toString(view.revision()));
+        updates.put(FloeProperties.VIEW_REVISION, Long.toString(revision));
         Set<String> removals;
         String nextProgress = null;
         if (last) {
@@ -507,7 +541,7 @@ public final class ViewRefresher {
         Map<String, String> summary = new HashMap<>();
         summary.put(FloeProperties.VIEW, view.name());
         summary.put(FloeProperties.VIEW_VERSION, view.version());
-        summary.put(FloeProperties.VIEW_REVISION, Long.toString(view.revision()));
+        summary.put(FloeProperties.VIEW_REVISION, Long.toString(revision));
         summary.put(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(snapshot.snapshotId()));
         summary.put(FloeProperties.SOURCE_TABLE, view.source().toString());
         summary.put(FloeProperties.REFRESH_MODE, recompute.mode().label());
@@ -521,7 +555,7 @@ public final class ViewRefresher {
                   view.source(),
                   source.uuid().toString(),
                   snapshot.snapshotId(),
-                  view.revision(),
+                  revision,
                   startedAt));
         } else {
           summary.putAll(EngineMetadata.halfApplied());
@@ -537,7 +571,7 @@ public final class ViewRefresher {
                     written.removed(),
                     written.deletes(),
                     summary,
-                    new CommitGuard(expected, view.name(), view.revision()),
+                    CommitGuard.of(expected, view),
                     updates,
                     removals));
         long commitNanos = System.nanoTime() - commitStart;

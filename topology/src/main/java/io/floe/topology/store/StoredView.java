@@ -52,10 +52,33 @@ public record StoredView(
   }
 
   /**
+   * The revision of a definition read from floe.views at {@code offset} (DESIGN §3.6): the one the
+   * record carries, or, in a record of an earlier release that carries none, its offset, as those
+   * releases ordered definitions.
+   */
+  public static long revision(ViewRecord record, long offset) {
+    return record.getRevision() != null ? record.getRevision() : offset;
+  }
+
+  /**
+   * The revision a writer gives a new definition of a view: one more than the largest of the
+   * revision in force on floe.views and the revision its target records ({@code
+   * floe.view-revision}), so that a view's revisions only grow, whatever offsets the topic has: a
+   * topic recreated empty continues from the target.
+   *
+   * @param inForce the revision of the view's definition on floe.views, if any
+   * @param target the revision its target records, if any
+   */
+  public static long nextRevision(OptionalLong inForce, OptionalLong target) {
+    return Math.max(inForce.orElse(-1), target.orElse(-1)) + 1;
+  }
+
+  /**
    * Applies a record of floe.views to an index of the views in force: a tombstone removes the view,
    * a definition that cannot be read or compiled takes it out of force with the reason.
    *
-   * @param revision the record's offset, which orders the definitions of a view
+   * @param revision the definition's revision ({@link #revision}), which orders the definitions of
+   *     a view
    */
   public static void apply(ViewIndex index, String name, ViewRecord record, long revision) {
     if (record == null) {
@@ -130,7 +153,18 @@ public record StoredView(
             chunkRows == null ? OptionalLong.empty() : OptionalLong.of(chunkRows)));
   }
 
-  /** The floe.views record of a definition. */
+  /** The floe.views record of a definition at {@code revision} ({@link #nextRevision}). */
+  public static ViewRecord toRecord(
+      ViewDefinition view, String origin, Instant updatedAt, long revision) {
+    ViewRecord record = toRecord(view, origin, updatedAt);
+    record.setRevision(revision);
+    return record;
+  }
+
+  /**
+   * The floe.views record of a definition, without a revision: read back, it takes its offset as
+   * records of earlier releases do.
+   */
   public static ViewRecord toRecord(ViewDefinition view, String origin, Instant updatedAt) {
     return ViewRecord.newBuilder()
         .setName(view.name())

@@ -42,8 +42,9 @@ public final class CompiledView {
   /**
    * Compiles a definition.
    *
-   * @param revision the definition's place in the order of all definitions of the view (its offset
-   *     on floe.views): a later definition has a larger revision
+   * @param revision the definition's place in the order of all definitions of the view (the
+   *     revision its floe.views record carries, or its offset in records of earlier releases): a
+   *     later definition has a larger revision
    * @throws InvalidViewException when the query breaks a structural rule
    */
   public static CompiledView compile(ViewDefinition definition, long revision)

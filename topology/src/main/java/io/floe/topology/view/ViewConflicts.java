@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -33,6 +34,22 @@ public final class ViewConflicts {
      *     reached
      */
     Optional<ExistingTable> existing(TableName name);
+
+    /**
+     * The revision the target of {@code view} records ({@code floe.view-revision}) when Floe
+     * created it for that view; empty when there is none or it cannot be read (a writer then
+     * continues from floe.views alone).
+     */
+    default OptionalLong revision(ViewDefinition view) {
+      try {
+        return existing(view.target())
+            .filter(table -> view.name().equals(table.createdFor()))
+            .map(ExistingTable::revision)
+            .orElse(OptionalLong.empty());
+      } catch (IllegalArgumentException e) {
+        return OptionalLong.empty();
+      }
+    }
   }
 
   /**
@@ -40,11 +57,17 @@ public final class ViewConflicts {
    *
    * @param createdFor the view its {@code floe.view} property names, or null when Floe did not
    *     create it
+   * @param revision the definition revision it records ({@code floe.view-revision}), if any
    */
-  public record ExistingTable(String createdFor) {
+  public record ExistingTable(String createdFor, OptionalLong revision) {
 
     /** A table Floe did not create. */
     public static final ExistingTable FOREIGN = new ExistingTable(null);
+
+    /** A table that records no revision. */
+    public ExistingTable(String createdFor) {
+      this(createdFor, OptionalLong.empty());
+    }
   }
 
   private final Map<String, Optional<TableName>> sources = new HashMap<>();

@@ -94,6 +94,7 @@ class RefreshEdgesTest {
             + " FROM lake.market.trades GROUP BY 1, 2";
     CompiledView newer = compiled(view(counted, null), 7);
     CompiledView older = compiled(view(OHLCV, null), 3);
+    refresher = inForce(newer);
     refresher.refresh(
         RefreshRequest.of(newer, s1, null, DirtyBuckets.none()),
         ViewRefresher.ProgressListener.NONE);
@@ -132,7 +133,18 @@ class RefreshEdgesTest {
     TargetTables.prepare(lake.catalog(), newer, newer.bind(trades.schema()).plan());
     long s2 = minutes(2, "2026-04-08T11");
 
-    // The older definition, still in force on an instance that has not seen the newer one.
+    // The older definition, still in force on an instance that has not seen the newer one: it
+    // fails, naming the newer revision, and changes nothing.
+    refresher = inForce(older);
+    assertThatThrownBy(
+            () ->
+                refresher.refresh(
+                    RefreshRequest.of(older, s2, s1, DirtyBuckets.all("changes")),
+                    ViewRefresher.ProgressListener.NONE))
+        .isInstanceOf(ViewRefreshException.class)
+        .hasMessageContaining("holds revision 7 of its definition");
+    // Once that instance sees the newer definition, its queued refresh is skipped.
+    refresher = inForce(newer);
     RefreshOutcome late =
         refresher.refresh(
             RefreshRequest.of(older, s2, s1, DirtyBuckets.all("changes")),
@@ -154,6 +166,79 @@ class RefreshEdgesTest {
     assertThat(first.full()).isTrue();
     assertThat(first.reason()).isEqualTo("view definition changed");
     OracleAssertions.assertMatches(target(), trades, s2, withVolume);
+  }
+
+  @Test
+  void shouldRefreshWithADefinitionOfTheSameVersionAtASmallerRevisionAndKeepTheTargetsRevision() {
+    // Given a target written at revision 7, and the same definition in force at revision 0, as a
+    // views topic recreated with fresh offsets gives it
+    long s1 = minutes(3, "2026-04-08T10");
+    refresher.refresh(
+        RefreshRequest.of(compiled(view(OHLCV, null), 7), s1, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+    CompiledView republished = compiled(view(OHLCV, null), 0);
+    refresher = inForce(republished);
+    long s2 = minutes(2, "2026-04-08T11");
+
+    // When it refreshes
+    RefreshOutcome outcome =
+        refresher.refresh(
+            RefreshRequest.of(
+                republished,
+                s2,
+                s1,
+                DirtyBucketDetector.detect(trades, s2, List.of(BucketedView.of(republished)))
+                    .get("bars")),
+            ViewRefresher.ProgressListener.NONE);
+
+    // Then it commits, and the target's revision does not go back
+    assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+    assertThat(target().properties()).containsEntry(FloeProperties.VIEW_REVISION, "7");
+    assertThat(target().currentSnapshot().summary())
+        .containsEntry(FloeProperties.VIEW_REVISION, "7");
+    OracleAssertions.assertMatches(target(), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldFailTheDefinitionInForceWhenANewerOtherDefinitionWroteTheTarget() {
+    // Given a target written at revision 7, and another definition in force at revision 3
+    long s1 = minutes(3, "2026-04-08T10");
+    String counted =
+        "SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS n"
+            + " FROM lake.market.trades GROUP BY 1, 2";
+    CompiledView newer = compiled(view(counted, null), 7);
+    refresher.refresh(
+        RefreshRequest.of(newer, s1, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+    // The same rows by another text, so another version: the planner, not the schema, refuses it.
+    CompiledView inForce = compiled(view(counted.replace("count(*)", "COUNT(*)"), null), 3);
+    refresher = inForce(inForce);
+
+    // When it refreshes, Then it fails saying which revisions and versions meet
+    assertThatThrownBy(
+            () ->
+                refresher.refresh(
+                    RefreshRequest.of(
+                        inForce, s1, null, DirtyBuckets.all("view definition changed")),
+                    ViewRefresher.ProgressListener.NONE))
+        .isInstanceOf(ViewRefreshException.class)
+        .hasMessageStartingWith(
+            "Cannot refresh view bars: the target of view bars holds revision 7 of its definition"
+                + " (version "
+                + newer.version()
+                + "), newer than revision 3 (version "
+                + inForce.version()
+                + "), which is in force");
+    assertThat(target().properties()).containsEntry(FloeProperties.VIEW_VERSION, newer.version());
+    OracleAssertions.assertMatches(target(), trades, s1, counted);
+  }
+
+  /** A refresher for which {@code view}'s version is the one in force. */
+  private ViewRefresher inForce(CompiledView view) {
+    return new ViewRefresher(
+        name -> lake.catalog(),
+        RefreshHooks.NONE,
+        v -> v.name().equals(view.name()) && v.version().equals(view.version()));
   }
 
   @Test
