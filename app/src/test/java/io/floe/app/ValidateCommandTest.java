@@ -157,6 +157,29 @@ class ValidateCommandTest {
   }
 
   @Test
+  void shouldExitOneAndNameTheNestingLimitOfAQueryTooDeepToParse() throws Exception {
+    // Given a view whose WHERE clause sits in 3,000 pairs of parentheses
+    Path file =
+        views(
+            "views:\n  - name: deep\n    target: lake.analytics.deep\n    query: SELECT"
+                + " date_trunc('day', ts) AS day_ts, count(*) AS n FROM lake.market.trades WHERE "
+                + "(".repeat(3_000)
+                + "quantity > 0"
+                + ")".repeat(3_000)
+                + " GROUP BY 1\n");
+
+    // When it is validated
+    Run run = run("validate", "--config", config.toString(), file.toString());
+
+    // Then the limit is named, not a syntax error at line 0
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("deep: INVALID")
+        .contains("a view query may nest expressions at most 128 levels deep")
+        .doesNotContain("syntax error");
+  }
+
+  @Test
   void shouldCheckStructureOnlyWithoutConfigAndSaySo() throws Exception {
     Run run = run("validate", "--json", views(VIEWS).toString());
 

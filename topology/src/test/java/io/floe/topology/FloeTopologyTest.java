@@ -249,18 +249,81 @@ class FloeTopologyTest {
 
   @Test
   void shouldIgnoreDuplicateAndStaleCommitNotices() {
-    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    // Given a view refreshed at s1 and a table Floe knows
+    long s1 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    String s1Metadata = metadataLocation();
     defineView("ohlcv_1m", OHLCV);
     idle(Duration.ofSeconds(1));
-    events();
+    RefreshEvent first = events().get(0);
+    assertThat(first.getMode()).isEqualTo(RefreshMode.FULL);
+    assertThat(first.getSourceSnapshotId()).isEqualTo(s1);
 
+    // When the table is announced twice with nothing new, and a notice names s1 again
     announce("lake.market.trades");
     announce("lake.market.trades");
+    announceSnapshot(s1, s1Metadata);
+    idle(Duration.ofSeconds(2));
+
+    // Then nothing is refreshed: the first notice makes the table known (its history before is
+    // not walked: the target's bookmark is already s1), the others are duplicates or stale
+    assertThat(events()).isEmpty();
+
+    // When a real commit s2 is announced three times, followed by s1's stale notice
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:05:30Z", 11.0, 1L, "S")));
+    announce("lake.market.trades");
+    announce("lake.market.trades");
+    announceSnapshot(s2, metadataLocation());
+    announceSnapshot(s1, s1Metadata);
     idle(Duration.ofSeconds(3));
 
-    // The first notice makes the table known (its history before is not walked, so the view
-    // catches up from its target's bookmark, which is already current); the second is stale.
-    assertThat(events()).allSatisfy(e -> assertThat(e.getMode()).isNotEqualTo(RefreshMode.FULL));
+    // Then s2 is refreshed exactly once, incrementally, and the view equals the oracle
+    RefreshEvent second =
+        assertThat(events())
+            .singleElement()
+            .satisfies(
+                e -> {
+                  assertThat(e.getMode()).isEqualTo(RefreshMode.INCREMENTAL);
+                  assertThat(e.getSourceSnapshotId()).isEqualTo(s2);
+                  assertThat(e.getDirtyRanges()).hasSize(1);
+                  assertThat(e.getDirtyRanges().get(0).getStart())
+                      .isEqualTo(Instant.parse("2026-04-08T10:05:00Z"));
+                })
+            .actual();
+    assertThat(second.getRefreshId()).isNotEqualTo(first.getRefreshId());
+    Table target = target("ohlcv_1m");
+    assertThat(target.currentSnapshot().summary())
+        .containsEntry("floe.refresh-id", second.getRefreshId())
+        .containsEntry("floe.source-snapshot-id", String.valueOf(s2));
+    // One target commit per real change: the first run's and s2's, nothing for the notices.
+    assertThat(target.snapshots())
+        .extracting(snapshot -> snapshot.summary().get("floe.refresh-id"))
+        .containsExactly(first.getRefreshId(), second.getRefreshId());
+    OracleAssertions.assertMatches(target, trades, s2, OHLCV);
+  }
+
+  /** The metadata file the source table's catalog points at now. */
+  private String metadataLocation() {
+    return ((org.apache.iceberg.HasTableOperations) lake.load("market", "trades"))
+        .operations()
+        .current()
+        .metadataFileLocation();
+  }
+
+  /** A notice naming the snapshot and metadata file it announces, as a writer's reporter sends. */
+  private void announceSnapshot(long snapshotId, String metadataLocation) {
+    floe.commits.pipeInput(
+        "lake.market.trades",
+        TableCommitted.newBuilder()
+            .setCatalog("lake")
+            .setNamespace(List.of("market"))
+            .setTable("trades")
+            .setSnapshotId(snapshotId)
+            .setMetadataLocation(metadataLocation)
+            .setEventTime(Instant.EPOCH)
+            .setProducer("metrics-reporter")
+            .build());
   }
 
   @Test

@@ -6,6 +6,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.common.config.ConfigException;
@@ -116,6 +117,17 @@ public final class HttpAccess {
   /** Whether a token is required. */
   public boolean requiresToken() {
     return mode == Mode.TOKEN;
+  }
+
+  /**
+   * The {@code Authorization} header this instance sends when it calls another instance of the same
+   * application (view states): its own token, since every instance of one application is configured
+   * with the same {@code floe.http.token}; empty when no token is required.
+   */
+  Optional<String> authorization() {
+    return mode == Mode.TOKEN
+        ? Optional.of("Bearer " + new String(token, StandardCharsets.UTF_8))
+        : Optional.empty();
   }
 
   /** How the API is protected, for the start-up log. */

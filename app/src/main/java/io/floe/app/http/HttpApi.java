@@ -52,12 +52,12 @@ import org.slf4j.LoggerFactory;
  * view. Changes are written to the views and requests topics, never to a store.
  *
  * <p>Safe by default: every request that changes something (any method but GET, HEAD and OPTIONS)
- * and every read under {@code /api/} that shows catalog schemas (all but the list of views) is
- * guarded by {@link HttpAccess}; requests that change something must be {@code application/json},
- * even without a body, so that a web page cannot send them without a CORS preflight, which this
- * server never grants (it sends no {@code Access-Control-*} header). A write of a view is checked
- * against every view in force ({@link ViewConflicts}); a target is dropped only if Floe created it
- * for that view.
+ * every read under {@code /api/} that shows catalog schemas (all but the list of views) and every
+ * read under {@code /internal/} (instances asking each other for view states) is guarded by {@link
+ * HttpAccess}; requests that change something must be {@code application/json}, even without a
+ * body, so that a web page cannot send them without a CORS preflight, which this server never
+ * grants (it sends no {@code Access-Control-*} header). A write of a view is checked against every
+ * view in force ({@link ViewConflicts}); a target is dropped only if Floe created it for that view.
  */
 public final class HttpApi implements AutoCloseable {
 
@@ -146,7 +146,7 @@ public final class HttpApi implements AutoCloseable {
   /** Connects the server to the running Kafka Streams instance, reachable at {@code self}. */
   public void attach(KafkaStreams streams, HostInfo self) {
     this.streams = streams;
-    this.states = new ViewStates(streams, self);
+    this.states = new ViewStates(streams, self, access);
   }
 
   /** Called on every Kafka Streams state change, for readiness. */
@@ -191,7 +191,7 @@ public final class HttpApi implements AutoCloseable {
     boolean showsSchemas =
         safe
             && ctx.method() != HandlerType.OPTIONS
-            && path.startsWith("/api/")
+            && (path.startsWith("/api/") || path.startsWith("/internal/"))
             && !OPEN_API_READS.contains(path);
     if (!safe || showsSchemas) {
       switch (access.admit(ctx.header(Header.AUTHORIZATION), ctx.header(Header.HOST))) {

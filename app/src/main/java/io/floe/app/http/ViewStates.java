@@ -3,6 +3,7 @@ package io.floe.app.http;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.floe.app.config.FloeConfig;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.store.StoreNames;
 import java.net.URI;
@@ -29,7 +30,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads the maintain stage's view states wherever they live: each instance holds the states of the
  * views it owns, so a state on another instance is fetched from that instance's HTTP server (Kafka
- * Streams interactive queries, with {@code application.server} as the address).
+ * Streams interactive queries, with {@code application.server} as the address). That endpoint is
+ * guarded like the API's reads (it shows every view's query, errors and refreshes), so the request
+ * carries this instance's credentials ({@link HttpAccess#authorization}).
  */
 final class ViewStates {
 
@@ -40,12 +43,14 @@ final class ViewStates {
 
   private final KafkaStreams streams;
   private final HostInfo self;
+  private final HttpAccess access;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  ViewStates(KafkaStreams streams, HostInfo self) {
+  ViewStates(KafkaStreams streams, HostInfo self, HttpAccess access) {
     this.streams = streams;
     this.self = self;
+    this.access = access;
   }
 
   /** The states this instance holds. */
@@ -113,13 +118,25 @@ final class ViewStates {
 
   private Optional<String> fetch(HostInfo host, String path) {
     try {
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port() + path))
+              .timeout(Duration.ofSeconds(5));
+      access.authorization().ifPresent(value -> request.header("Authorization", value));
       HttpResponse<String> response =
-          http.send(
-              HttpRequest.newBuilder(URI.create("http://" + host.host() + ":" + host.port() + path))
-                  .timeout(Duration.ofSeconds(5))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      return response.statusCode() == 200 ? Optional.of(response.body()) : Optional.empty();
+          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        // A 401 here means the instances were given different tokens: say so, not just "absent".
+        LOG.warn(
+            "Instance {} answered {} to {}{}",
+            host,
+            response.statusCode(),
+            path,
+            response.statusCode() == 401
+                ? ": every instance of an application needs the same " + FloeConfig.HTTP_TOKEN
+                : "");
+        return Optional.empty();
+      }
+      return Optional.of(response.body());
     } catch (Exception e) {
       LOG.warn("Cannot reach instance {}: {}", host, e.getMessage());
       if (e instanceof InterruptedException) {

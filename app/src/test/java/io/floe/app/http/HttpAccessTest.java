@@ -46,6 +46,17 @@ class HttpAccessTest {
   }
 
   @Test
+  void shouldSendTheTokenItAdmitsToOtherInstances() {
+    HttpAccess access = HttpAccess.token("s3cr3t");
+
+    assertThat(access.authorization()).hasValue("Bearer s3cr3t");
+    assertThat(access.admit(access.authorization().orElseThrow(), null))
+        .isEqualTo(Verdict.ADMITTED);
+    assertThat(HttpAccess.loopback().authorization()).isEmpty();
+    assertThat(HttpAccess.open().authorization()).isEmpty();
+  }
+
+  @Test
   void shouldAdmitTheRightBearerTokenOnly() {
     HttpAccess access = HttpAccess.token("s3cr3t");
 

@@ -262,6 +262,51 @@ class HttpApiIT {
     assertThat(bad.get("line").asInt()).isEqualTo(1);
   }
 
+  @Test
+  void shouldAnswerAtOnceWithTheLimitAQueryPasses() throws Exception {
+    // Given what a new user tried: 20,000 OR terms (8.3 s of CPU, then "syntax error at line 0,
+    // column 0") and 3,000 nested parentheses (the same message)
+    StringBuilder terms = new StringBuilder("quantity = 0");
+    for (int i = 1; i < 20_000; i++) {
+      terms.append(" OR quantity = ").append(i);
+    }
+    String head =
+        "SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS n"
+            + " FROM lake.market.trades WHERE ";
+    String longQuery = head + terms + " GROUP BY 1, 2";
+    String deepQuery =
+        head + "(".repeat(3_000) + "quantity = 1" + ")".repeat(3_000) + " GROUP BY 1, 2";
+
+    // When both are validated
+    long started = System.nanoTime();
+    JsonNode tooLong = json(validate(longQuery));
+    JsonNode tooDeep = json(validate(deepQuery));
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    // Then each is refused with the limit it passed, without Calcite parsing it
+    assertThat(tooLong.get("valid").asBoolean()).isFalse();
+    assertThat(tooLong.get("rule").asText()).isEqualTo("QUERY_TOO_LONG");
+    assertThat(tooLong.get("error").asText())
+        .isEqualTo(
+            "Invalid view query: a view query may be at most 16384 characters long: this one has "
+                + longQuery.length());
+    assertThat(tooDeep.get("valid").asBoolean()).isFalse();
+    assertThat(tooDeep.get("rule").asText()).isEqualTo("TOO_DEEPLY_NESTED");
+    assertThat(tooDeep.get("error").asText())
+        .contains("a view query may nest expressions at most 128 levels deep");
+    assertThat(tooDeep.get("line").asInt()).isEqualTo(1);
+    // Generous for a shared machine; parsing the long query alone took seconds before the limit.
+    assertThat(took).isLessThan(Duration.ofSeconds(2));
+  }
+
+  private HttpResponse<String> validate(String query) throws Exception {
+    HttpResponse<String> response =
+        send(
+            "POST", "/api/validate", JSON.createObjectNode().put("query", query).toString(), TOKEN);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return response;
+  }
+
   private static final String MINUTES =
       "SELECT symbol, date_trunc('minute', ts) AS minute_ts, sum(quantity) AS volume"
           + " FROM lake.market.trades GROUP BY 1, 2";

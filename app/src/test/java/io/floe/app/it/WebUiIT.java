@@ -54,9 +54,14 @@ class WebUiIT {
 
   @BeforeEach
   void setUp() throws Exception {
+    // Skipped, not passed, without a browser: the reports and .ci/run name what is missing.
     Assumptions.assumeTrue(
         Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-        "no chromium/chromedriver installed");
+        () ->
+            "no headless browser: "
+                + (Files.isExecutable(CHROMIUM) ? "" : CHROMIUM + " ")
+                + (Files.isExecutable(CHROMEDRIVER) ? "" : CHROMEDRIVER + " ")
+                + "missing (apt-get install chromium chromium-driver, as .ci/run does)");
     floe = new FloeHarness(dir);
     lake = floe.lake();
     trades = lake.createTrades("market", "trades");

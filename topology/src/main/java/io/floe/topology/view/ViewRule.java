@@ -1,5 +1,7 @@
 package io.floe.topology.view;
 
+import io.floe.topology.view.sql.ViewQueryParser;
+
 /**
  * The rules a view query must follow, each named in the error that rejects a query. Every rule
  * exists because Floe could not otherwise keep the view exact by recomputing whole buckets (DESIGN
@@ -7,6 +9,12 @@ package io.floe.topology.view;
  */
 public enum ViewRule {
   SYNTAX("syntax error"),
+  QUERY_TOO_LONG(
+      "a view query may be at most " + ViewQueryParser.MAX_QUERY_LENGTH + " characters long"),
+  TOO_DEEPLY_NESTED(
+      "a view query may nest expressions at most "
+          + ViewQueryParser.MAX_NESTING
+          + " levels deep (parentheses, or operators chained without them)"),
   NOT_A_QUERY("a view query must be a SELECT"),
   JOIN("joins are not supported: a view reads exactly one source table"),
   CTE("WITH (common table expressions) is not supported"),

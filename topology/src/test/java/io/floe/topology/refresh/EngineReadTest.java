@@ -103,7 +103,16 @@ class EngineReadTest {
         Files.exists(TRINO.resolve("classpath.txt")),
         "engines/trino is not built: run the reactor build");
     Path java = java25();
-    assumeTrue(java != null, "no Java 25 for Trino: set FLOE_JAVA25_HOME");
+    assumeTrue(
+        java != null,
+        () ->
+            "no Java 25 for Trino: "
+                + (System.getenv("FLOE_JAVA25_HOME") == null
+                    ? "FLOE_JAVA25_HOME is not set and no JDK 25 or later is under /usr/lib/jvm"
+                    : "FLOE_JAVA25_HOME="
+                        + System.getenv("FLOE_JAVA25_HOME")
+                        + " is not a JDK 25"
+                        + " or later"));
     // Given targets in both write modes, with live delete files and a compaction
     List<ViewDefinition> views = maintainTargets();
 

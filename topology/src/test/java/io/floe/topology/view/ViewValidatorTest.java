@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.view.sql.ViewQueryBinderTest;
+import io.floe.topology.view.sql.ViewQueryParserTest;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,24 @@ class ViewValidatorTest {
     assertThat(hourly.bucketColumn()).isEqualTo("minute_ts");
     assertThat(hourly.bucketing().columnType()).isEqualTo(BucketColumnType.TIMESTAMPTZ);
     assertThat(hourly.outputSchema().findField("volume").type().toString()).isEqualTo("long");
+  }
+
+  @Test
+  void shouldReportAQueryTooDeepToBindAsInvalidInsteadOfFailing() {
+    // Given 800 OR terms, short enough for the length limit; Calcite's conversion of such a
+    // tree used to overflow the stack and escape as a RuntimeException
+    ViewDefinition deep = view("deep", ViewQueryParserTest.withOrTerms(800), "lake.analytics.deep");
+
+    // When it is checked against its source schema
+    ValidatedView result =
+        ViewValidator.validate(List.of(deep), only(Map.of(TRADES, ViewQueryBinderTest.TRADES)))
+            .get(0);
+
+    // Then it is invalid, with the limit it passed
+    assertThat(result.isValid()).isFalse();
+    assertThat(result.invalidQuery().rule()).isEqualTo(ViewRule.TOO_DEEPLY_NESTED);
+    assertThat(result.error())
+        .contains("a view query may nest expressions at most 128 levels deep");
   }
 
   @Test

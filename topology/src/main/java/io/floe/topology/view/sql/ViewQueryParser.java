@@ -5,7 +5,9 @@ import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewRule;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,6 +44,21 @@ import org.apache.calcite.util.Litmus;
  * ViewQueryBinder}.
  */
 public final class ViewQueryParser {
+
+  /**
+   * The longest view query, in characters. Checked before anything parses it: Calcite's parse time
+   * grows faster than the text (20,000 OR terms, 389 KB, took 10 s of CPU), and aggregating view
+   * queries are a few hundred characters.
+   */
+  public static final int MAX_QUERY_LENGTH = 16_384;
+
+  /**
+   * How deep a view query may nest: parentheses, and operators chained without them ({@code a OR b
+   * OR c} is a tree one level deeper per term). Calcite's parser, validator and SQL-to-relational
+   * converter recurse once (or more) per level: 1,000 nested parentheses or 5,000 OR terms overflow
+   * the parser's stack, about 450 OR terms the converter's, on a thread's default 1 MiB stack.
+   */
+  public static final int MAX_NESTING = 128;
 
   /** Trino's lexical rules: double-quoted identifiers, matched case-insensitively. */
   static final SqlParser.Config PARSER_CONFIG =
@@ -100,19 +117,30 @@ public final class ViewQueryParser {
         at.getColumnNum());
   }
 
-  /** Parses the query text into its single SELECT, rejecting every other statement shape. */
+  /**
+   * Parses the query text into its single SELECT, rejecting every other statement shape; a query
+   * past {@link #MAX_QUERY_LENGTH} or {@link #MAX_NESTING} is refused before anything recursive
+   * walks it.
+   */
   static SqlSelect parseSelect(String sql) throws InvalidViewException {
+    checkTextLimits(sql);
     SqlNode node;
     try {
       node = SqlParser.create(sql, PARSER_CONFIG).parseQuery();
     } catch (SqlParseException e) {
+      if (isStackOverflow(e)) {
+        throw tooDeep(0, 0, "Calcite's parser ran out of stack");
+      }
       SqlParserPos pos = e.getPos();
       throw new InvalidViewException(
           ViewRule.SYNTAX,
           pos == null ? 0 : pos.getLineNum(),
           pos == null ? 0 : pos.getColumnNum(),
           firstSentence(e.getMessage()));
+    } catch (StackOverflowError e) {
+      throw tooDeep(0, 0, "Calcite's parser ran out of stack");
     }
+    checkTreeDepth(node);
     if (node instanceof SqlOrderBy orderBy) {
       rejectOrderingAndLimits(orderBy.orderList, orderBy.fetch, orderBy.offset);
       node = orderBy.query;
@@ -466,6 +494,99 @@ public final class ViewQueryParser {
 
   private static String lastName(SqlIdentifier identifier) {
     return identifier.names.get(identifier.names.size() - 1);
+  }
+
+  /**
+   * The length and the parenthesis depth of the text, in one pass that skips string literals,
+   * quoted identifiers and comments: parentheses there nest nothing.
+   */
+  private static void checkTextLimits(String sql) throws InvalidViewException {
+    if (sql.length() > MAX_QUERY_LENGTH) {
+      throw new InvalidViewException(ViewRule.QUERY_TOO_LONG, 0, 0, "this one has " + sql.length());
+    }
+    int depth = 0;
+    int line = 1;
+    int column = 0;
+    char quote = 0;
+    boolean lineComment = false;
+    boolean blockComment = false;
+    for (int i = 0; i < sql.length(); i++) {
+      char c = sql.charAt(i);
+      char next = i + 1 < sql.length() ? sql.charAt(i + 1) : 0;
+      if (c == '\n') {
+        line++;
+        column = 0;
+        lineComment = false;
+        continue;
+      }
+      column++;
+      if (quote != 0) {
+        // A doubled quote ('it''s') closes and reopens, which leaves the state as it should be.
+        quote = c == quote ? 0 : quote;
+      } else if (blockComment) {
+        if (c == '*' && next == '/') {
+          blockComment = false;
+          i++;
+          column++;
+        }
+      } else if (!lineComment) {
+        if (c == '\'' || c == '"' || c == '`') {
+          quote = c;
+        } else if (c == '-' && next == '-') {
+          lineComment = true;
+        } else if (c == '/' && next == '*') {
+          blockComment = true;
+          i++;
+          column++;
+        } else if (c == '(' && ++depth > MAX_NESTING) {
+          throw tooDeep(line, column, "parentheses nested deeper");
+        } else if (c == ')') {
+          depth--;
+        }
+      }
+    }
+  }
+
+  /**
+   * The depth of the parsed tree, walked with a stack of our own: every later step (this class's
+   * visitors, Calcite's validator and converter) recurses once per level.
+   */
+  private static void checkTreeDepth(SqlNode root) throws InvalidViewException {
+    Deque<SqlNode> nodes = new ArrayDeque<>();
+    Deque<Integer> depths = new ArrayDeque<>();
+    nodes.push(root);
+    depths.push(1);
+    while (!nodes.isEmpty()) {
+      SqlNode node = nodes.pop();
+      int depth = depths.pop();
+      if (depth > MAX_NESTING) {
+        SqlParserPos pos = node.getParserPosition();
+        throw tooDeep(pos.getLineNum(), pos.getColumnNum(), "an expression nested deeper");
+      }
+      List<SqlNode> children =
+          node instanceof SqlCall call
+              ? call.getOperandList()
+              : node instanceof SqlNodeList list ? list.getList() : List.of();
+      for (SqlNode child : children) {
+        if (child != null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+
+  private static InvalidViewException tooDeep(int line, int column, String detail) {
+    return new InvalidViewException(ViewRule.TOO_DEEPLY_NESTED, line, column, detail);
+  }
+
+  private static boolean isStackOverflow(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof StackOverflowError) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static InvalidViewException invalid(ViewRule rule, SqlNode at, String detail) {

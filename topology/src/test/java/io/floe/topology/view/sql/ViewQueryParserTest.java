@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Structural rules of view queries: what the parser derives and what it rejects, and where. */
-class ViewQueryParserTest {
+public class ViewQueryParserTest {
 
   private static final String OHLCV = TradeViews.OHLCV_1M;
 
@@ -200,6 +200,88 @@ class ViewQueryParserTest {
     assertRejected(() -> ViewQueryParser.parse("SELEC 1"))
         .hasMessageStartingWith("Invalid view query at line 1, column 1: syntax error: ")
         .hasMessageNotContaining("Was expecting");
+  }
+
+  /** A valid view whose WHERE clause is {@code terms} equality tests joined by OR. */
+  public static String withOrTerms(int terms) {
+    StringBuilder where = new StringBuilder();
+    for (int i = 0; i < terms; i++) {
+      where.append(i == 0 ? "" : " OR ").append("quantity = ").append(i);
+    }
+    return "SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS n"
+        + " FROM lake.market.trades WHERE "
+        + where
+        + " GROUP BY 1, 2";
+  }
+
+  /** A valid view whose WHERE clause sits inside {@code depth} pairs of parentheses. */
+  public static String withParentheses(int depth) {
+    return "SELECT symbol, date_trunc('minute', ts) AS minute_ts, count(*) AS n"
+        + " FROM lake.market.trades WHERE "
+        + "(".repeat(depth)
+        + "quantity = 1"
+        + ")".repeat(depth)
+        + " GROUP BY 1, 2";
+  }
+
+  @Test
+  void shouldRejectAQueryOverTheLengthLimitBeforeParsingIt() {
+    // Given a valid query of 5,000 OR terms, 93,990 characters
+    String sql = withOrTerms(5_000);
+
+    // When it is parsed, then it is refused for its length, not for its syntax
+    assertRejected(() -> ViewQueryParser.parse(sql))
+        .hasMessage(
+            "Invalid view query: a view query may be at most 16384 characters long: this one has "
+                + sql.length());
+  }
+
+  @Test
+  void shouldRejectParenthesesNestedPastTheLimitWhereTheyPassIt() {
+    // Given 3,000 nested parentheses, past what Calcite's recursive parser can take
+    String sql = withParentheses(3_000);
+    int column = sql.indexOf("WHERE (") + "WHERE ".length() + 128 + 1;
+
+    // When it is parsed, then the error names the depth limit and the parenthesis that passed it
+    assertRejected(() -> ViewQueryParser.parse(sql))
+        .hasMessage(
+            "Invalid view query at line 1, column "
+                + column
+                + ": a view query may nest expressions at most 128 levels deep (parentheses, or"
+                + " operators chained without them): parentheses nested deeper");
+  }
+
+  @Test
+  void shouldRejectAnOperatorChainPastTheDepthLimit() {
+    // Given 300 OR terms: short, no parentheses, but a tree 300 levels deep for Calcite
+    String sql = withOrTerms(300);
+
+    // When it is parsed, then it is refused for its depth
+    assertRejected(() -> ViewQueryParser.parse(sql))
+        .hasMessageStartingWith("Invalid view query at line 1, column ")
+        .hasMessageContaining(": a view query may nest expressions at most 128 levels deep")
+        .hasMessageEndingWith(": an expression nested deeper");
+  }
+
+  @Test
+  void shouldReportAParserStackOverflowAsTooDeepNotAsASyntaxError() {
+    // Given a chain of 8,000 additions that fits the length limit but not Calcite's parser's stack
+    String sql =
+        "SELECT date_trunc('minute', ts) AS minute_ts, sum("
+            + "1+".repeat(8_000)
+            + "quantity) AS n FROM lake.market.trades GROUP BY 1";
+
+    // When it is parsed, then it is called too deep
+    assertRejected(() -> ViewQueryParser.parse(sql))
+        .hasMessageContaining("a view query may nest expressions at most 128 levels deep")
+        .hasMessageNotContaining("syntax error");
+  }
+
+  @Test
+  void shouldAcceptQueriesJustInsideTheLimits() throws InvalidViewException {
+    assertThat(ViewQueryParser.parse(withOrTerms(100)).source())
+        .isEqualTo(TableName.parse("lake.market.trades"));
+    assertThat(ViewQueryParser.parse(withParentheses(120)).groupKeys()).containsExactly("symbol");
   }
 
   private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable>
