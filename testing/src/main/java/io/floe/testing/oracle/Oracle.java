@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -59,10 +60,7 @@ public final class Oracle {
   public static List<List<Object>> expected(
       Table source, String sourceName, long snapshotId, String viewQuery) {
     List<Record> rows = rows(source, snapshotId);
-    Schema schema = source.schemas().get(source.snapshot(snapshotId).schemaId());
-    if (schema == null) {
-      schema = source.schema();
-    }
+    Schema schema = schemaOf(source, snapshotId);
     try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
       try (Statement s = duck.createStatement()) {
         s.execute("SET TimeZone = 'UTC'");
@@ -157,11 +155,32 @@ public final class Oracle {
         : rows.subList(0, 10) + " and " + (rows.size() - 10) + " more";
   }
 
-  /** Every live row of a snapshot, deletes applied, by Iceberg's generic reader. */
+  /**
+   * The schema a snapshot is read with, as an engine reads the table: the current snapshot under
+   * the table's current schema (a schema change creates no snapshot: a column dropped and added
+   * again reads null at once), an older one under its own.
+   */
+  private static Schema schemaOf(Table table, long snapshotId) {
+    Snapshot current = table.currentSnapshot();
+    if (current != null && current.snapshotId() == snapshotId) {
+      return table.schema();
+    }
+    Integer id = table.snapshot(snapshotId).schemaId();
+    Schema schema = id == null ? null : table.schemas().get(id);
+    return schema == null ? table.schema() : schema;
+  }
+
+  /**
+   * Every live row of a snapshot, deletes applied, by Iceberg's generic reader, under the schema
+   * the snapshot is read with ({@link #schemaOf}).
+   */
   public static List<Record> rows(Table table, long snapshotId) {
     List<Record> rows = new ArrayList<>();
     try (CloseableIterable<Record> records =
-        IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
+        IcebergGenerics.read(table)
+            .useSnapshot(snapshotId)
+            .project(schemaOf(table, snapshotId))
+            .build()) {
       records.forEach(r -> rows.add(r.copy()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
