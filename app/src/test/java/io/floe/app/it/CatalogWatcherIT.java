@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.app.config.FloeConfig;
 import io.floe.app.service.CatalogWatcher;
+import io.floe.schemas.RefreshMode;
 import io.floe.testing.IcebergFixture;
+import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +67,36 @@ class CatalogWatcherIT {
       assertThat(watcher.check()).isEqualTo(1);
       floe.awaitOracle(view, trades);
       assertThat(watcher.check()).isZero();
+    }
+  }
+
+  @Test
+  void shouldAnnounceASchemaChangeThatCreatesNoSnapshotSoThatTheViewsReadingItRefresh()
+      throws Exception {
+    // Given a view over the quantity of trades, current, and a watcher that has looked once
+    ViewDefinition view =
+        FloeHarness.view(
+            "volume",
+            "SELECT symbol, date_trunc('minute', ts) AS minute_ts, sum(quantity) AS volume"
+                + " FROM lake.market.trades GROUP BY 1, 2");
+    floe.start("a");
+    floe.define(view);
+    FloeConfig config = FloeConfig.load(floe.configFile("watcher", Map.of()));
+    try (CatalogWatcher watcher = new CatalogWatcher(config, Set.of())) {
+      assertThat(watcher.check()).isEqualTo(1);
+      floe.awaitOracle(view, trades);
+
+      // When quantity is dropped and added again (no snapshot: every row now reads null)
+      trades.updateSchema().deleteColumn("quantity").commit();
+      trades.updateSchema().addColumn("quantity", Types.LongType.get()).commit();
+
+      // Then the watcher announces it, and the view refreshes fully to the oracle
+      assertThat(watcher.check()).isEqualTo(1);
+      floe.awaitEvent(
+          view.name(), e -> e.getMode() == RefreshMode.FULL && e.getReason().contains("quantity"));
+      trades.refresh();
+      OracleAssertions.assertMatches(
+          floe.target(view), trades, trades.currentSnapshot().snapshotId(), view.query());
     }
   }
 }

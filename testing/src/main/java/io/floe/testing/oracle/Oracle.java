@@ -22,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.DeleteFilter;
@@ -69,10 +70,7 @@ public final class Oracle {
   public static List<List<Object>> expected(
       Table source, String sourceName, long snapshotId, String viewQuery) {
     List<Record> rows = rows(source, snapshotId);
-    Schema schema = source.schemas().get(source.snapshot(snapshotId).schemaId());
-    if (schema == null) {
-      schema = source.schema();
-    }
+    Schema schema = schemaOf(source, snapshotId);
     try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
       try (Statement s = duck.createStatement()) {
         s.execute("SET TimeZone = 'UTC'");
@@ -168,8 +166,24 @@ public final class Oracle {
   }
 
   /**
-   * Every live row of a snapshot, deletes applied, by Iceberg's generic reader; files without field
-   * ids are read through the table's name mapping when it has one, as Trino and Spark read them.
+   * The schema a snapshot is read with, as an engine reads the table: the current snapshot under
+   * the table's current schema (a schema change creates no snapshot: a column dropped and added
+   * again reads null at once), an older one under its own.
+   */
+  private static Schema schemaOf(Table table, long snapshotId) {
+    Snapshot current = table.currentSnapshot();
+    if (current != null && current.snapshotId() == snapshotId) {
+      return table.schema();
+    }
+    Integer id = table.snapshot(snapshotId).schemaId();
+    Schema schema = id == null ? null : table.schemas().get(id);
+    return schema == null ? table.schema() : schema;
+  }
+
+  /**
+   * Every live row of a snapshot, deletes applied, by Iceberg's generic reader, under the schema
+   * the snapshot is read with ({@link #schemaOf}); files without field ids are read through the
+   * table's name mapping when it has one, as Trino and Spark read them.
    */
   public static List<Record> rows(Table table, long snapshotId) {
     String mapping = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
@@ -178,7 +192,10 @@ public final class Oracle {
     }
     List<Record> rows = new ArrayList<>();
     try (CloseableIterable<Record> records =
-        IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
+        IcebergGenerics.read(table)
+            .useSnapshot(snapshotId)
+            .project(schemaOf(table, snapshotId))
+            .build()) {
       records.forEach(r -> rows.add(r.copy()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -191,7 +208,7 @@ public final class Oracle {
    * file is read with Iceberg's generic Parquet (or Avro, ORC) reader given the mapping.
    */
   private static List<Record> mappedRows(Table table, long snapshotId, NameMapping mapping) {
-    Schema schema = table.schema();
+    Schema schema = schemaOf(table, snapshotId);
     List<Record> rows = new ArrayList<>();
     try (CloseableIterable<FileScanTask> tasks =
         table.newScan().useSnapshot(snapshotId).planFiles()) {

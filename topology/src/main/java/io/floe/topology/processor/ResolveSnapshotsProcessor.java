@@ -51,7 +51,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Outputs {@link SnapshotEvent}s; {@code byte[]} dead letters for notices about an unknown
  * catalog or table; and, when a table that views read is found dropped, one {@link ViewCommand} per
- * such view (a refresh, which puts the view in error with the reason).
+ * such view (a refresh, which puts the view in error with the reason). A walk that finds no new
+ * snapshot but a new current schema asks those views to refresh too: a schema change creates no
+ * snapshot, and may change what a view reads.
  */
 public final class ResolveSnapshotsProcessor
     implements Processor<String, TableCommitted, String, Object> {
@@ -92,8 +94,11 @@ public final class ResolveSnapshotsProcessor
 
   /** What a walk found. */
   sealed interface Resolved {
-    /** The table's new snapshots as events, and whether it shows the commit a notice awaited. */
-    record Walked(List<SnapshotEvent> events, SnapshotWalk walk, boolean showsAwaited)
+    /**
+     * The table's new snapshots as events, whether it shows the commit a notice awaited, and its
+     * current schema id.
+     */
+    record Walked(List<SnapshotEvent> events, SnapshotWalk walk, boolean showsAwaited, int schemaId)
         implements Resolved {}
 
     /** The table does not exist. */
@@ -241,7 +246,8 @@ public final class ResolveSnapshotsProcessor
                   metadataLocation,
                   flagged ? walk.brokenReason() : null));
         }
-        return new Resolved.Walked(events, walk, shows(table, cursor.awaited()));
+        return new Resolved.Walked(
+            events, walk, shows(table, cursor.awaited()), table.schema().schemaId());
       } catch (NoSuchTableException e) {
         return new Resolved.Missing();
       } catch (RuntimeException e) {
@@ -302,7 +308,26 @@ public final class ResolveSnapshotsProcessor
           walk.currentSnapshotId());
     }
     Long last = walk.currentSnapshotId() != null ? walk.currentSnapshotId() : cursor.snapshotId();
-    TableCursor moved = TableCursor.at(walk.tableUuid(), last);
+    if (walked.events().isEmpty()
+        && walk.currentSnapshotId() != null
+        && walk.tableUuid().equals(cursor.tableUuid())
+        && cursor.schemaId() != null
+        && cursor.schemaId() != walked.schemaId()) {
+      // A schema change creates no snapshot, and no change event would reach the views: each is
+      // asked to refresh, and its refresh recomputes every bucket if the change touches what it
+      // reads (RefreshPlanner compares field ids and types), or finds the target current.
+      String reason =
+          "source table "
+              + key
+              + " changed its schema (schema "
+              + cursor.schemaId()
+              + " -> "
+              + walked.schemaId()
+              + ")";
+      LOG.info("Table {}: {}; views on it check what they read", key, reason);
+      askToRefresh(views.readingTable(TableName.parse(key)), reason);
+    }
+    TableCursor moved = TableCursor.at(walk.tableUuid(), last, walked.schemaId());
     TableCursor.Awaited awaited = cursor.awaited();
     if (awaited != null && !walked.showsAwaited() && walked.events().isEmpty()) {
       if (now < awaited.until()) {
@@ -344,19 +369,24 @@ public final class ResolveSnapshotsProcessor
           "Table {} does not exist: views {} cannot refresh until it is back",
           key,
           reading.stream().map(CompiledView::name).toList());
-      long now = context.currentSystemTimeMs();
-      for (CompiledView view : reading) {
-        ViewCommand command =
-            ViewCommand.newBuilder()
-                .setView(view.name())
-                .setCommand(ViewCommandType.REFRESH)
-                .setRequestedAt(Instant.ofEpochMilli(now))
-                .setRequestedBy("floe: source table " + key + " does not exist")
-                .build();
-        context.forward(new Record<>(view.name(), command, now));
-      }
+      askToRefresh(reading, "source table " + key + " does not exist");
     }
     cursors.put(key, cursor.gone());
+  }
+
+  /** Asks each of {@code reading} to refresh now, for {@code reason}. */
+  private void askToRefresh(List<CompiledView> reading, String reason) {
+    long now = context.currentSystemTimeMs();
+    for (CompiledView view : reading) {
+      ViewCommand command =
+          ViewCommand.newBuilder()
+              .setView(view.name())
+              .setCommand(ViewCommandType.REFRESH)
+              .setRequestedAt(Instant.ofEpochMilli(now))
+              .setRequestedBy("floe: " + reason)
+              .build();
+      context.forward(new Record<>(view.name(), command, now));
+    }
   }
 
   /**

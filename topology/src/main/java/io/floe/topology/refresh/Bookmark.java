@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.view.SourceColumns;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.Table;
@@ -18,6 +19,8 @@ import org.apache.iceberg.Table;
  * @param sourceTableUuid the UUID of the source table it was computed from, or null
  * @param refreshId the {@code floe.refresh-id} of the last complete refresh, as recorded, or null
  * @param progress the progress of a chunked refresh half applied, as recorded, or null
+ * @param sourceColumns the identity of the source columns the view read ({@link SourceColumns}), as
+ *     recorded, or null (targets of earlier releases)
  */
 public record Bookmark(
     Long sourceSnapshotId,
@@ -25,7 +28,8 @@ public record Bookmark(
     Long viewRevision,
     String sourceTableUuid,
     String refreshId,
-    String progress) {
+    String progress,
+    String sourceColumns) {
 
   /** The bookmark of a target as it is now (the table is not refreshed). */
   public static Bookmark of(Table target) {
@@ -40,7 +44,8 @@ public record Bookmark(
         number(properties.get(FloeProperties.VIEW_REVISION)),
         properties.get(FloeProperties.SOURCE_TABLE_UUID),
         properties.get(FloeProperties.REFRESH_ID),
-        properties.get(FloeProperties.PROGRESS));
+        properties.get(FloeProperties.PROGRESS),
+        properties.get(FloeProperties.SOURCE_COLUMNS));
   }
 
   private static Long number(String value) {
@@ -65,6 +70,21 @@ public record Bookmark(
     }
     try {
       return RefreshProgress.parse(progress);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The identity of the source columns the whole target was computed from, or null when none is
+   * recorded (a target of an earlier release) or the record is garbled.
+   */
+  public SourceColumns parsedSourceColumns() {
+    if (sourceColumns == null) {
+      return null;
+    }
+    try {
+      return SourceColumns.parse(sourceColumns);
     } catch (IllegalArgumentException e) {
       return null;
     }

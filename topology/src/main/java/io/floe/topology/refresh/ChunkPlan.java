@@ -4,6 +4,7 @@ import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.view.SourceColumns;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -78,11 +79,12 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
 
   /**
    * The fingerprint a chunked refresh records in {@code floe.progress} ({@link RefreshProgress}):
-   * this plan's, and how its chunks are computed ({@code mode}, and on the delta path the bookmark
-   * the appended rows fold onto), so that a resumed refresh continues only the very same work.
+   * this plan's, and how its chunks are computed ({@code mode}, on the delta path the bookmark the
+   * appended rows fold onto, and the source columns they read), so that a resumed refresh continues
+   * only the very same work: chunks computed before a schema change are not resumed after it.
    */
-  String fingerprint(RefreshOutcome.Mode mode, Long deltaBase) {
-    return digest(fingerprint + "|" + mode.label() + "|" + deltaBase);
+  String fingerprint(RefreshOutcome.Mode mode, Long deltaBase, SourceColumns reads) {
+    return digest(fingerprint + "|" + mode.label() + "|" + deltaBase + "|" + reads.format());
   }
 
   /** The buckets of all chunks. */

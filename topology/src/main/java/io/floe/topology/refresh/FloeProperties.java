@@ -35,6 +35,13 @@ public final class FloeProperties {
 
   public static final String SOURCE_TABLE_UUID = "floe.source-table-uuid";
 
+  /**
+   * The identity of the source columns the view reads, as the whole target reflects them: their
+   * field ids and types ({@link io.floe.topology.view.SourceColumns#format}), without their names,
+   * since a rename that keeps both changes no value (DESIGN §3.4).
+   */
+  public static final String SOURCE_COLUMNS = "floe.source-columns";
+
   /** Deterministic id of the refresh (a chunk adds {@code #k/n}); unique per committed change. */
   public static final String REFRESH_ID = "floe.refresh-id";
 

@@ -4,6 +4,7 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.SourceColumns;
 import java.util.List;
 import java.util.Objects;
 import org.apache.iceberg.DataOperations;
@@ -14,8 +15,10 @@ import org.apache.iceberg.util.SnapshotUtil;
 /**
  * Decides what one refresh must read and why (DESIGN §3): from the request, the pinned source
  * snapshot and the target's bookmark, whether the change is already applied, whether the target is
- * already past it, or which buckets to recompute and how. Pure apart from reading the source's
- * metadata (snapshot ancestry, and the manifests of snapshots it must detect again).
+ * already past it, or which buckets to recompute and how. A bookmark whose view version, source
+ * table or source columns ({@link SourceColumns}: field ids and types) differ from the refresh's
+ * recomputes every bucket. Pure apart from reading the source's metadata (snapshot ancestry, and
+ * the manifests of snapshots it must detect again).
  */
 final class RefreshPlanner {
 
@@ -94,6 +97,8 @@ final class RefreshPlanner {
   /**
    * The plan of a refresh whose pin passed {@link #checkPin}.
    *
+   * @param reads the identity of the source columns the refresh reads, in the schema it reads the
+   *     pinned snapshot with
    * @param decomposable whether the view can take the delta path
    */
   static Plan plan(
@@ -101,6 +106,7 @@ final class RefreshPlanner {
       Table source,
       Snapshot pinned,
       Bookmark bookmark,
+      SourceColumns reads,
       BucketedView buckets,
       boolean decomposable) {
     RefreshId id = request.id();
@@ -153,6 +159,22 @@ final class RefreshPlanner {
         return new AlreadyApplied();
       }
       return Recompute.full(forced.reason());
+    }
+    // Schema changes create no snapshot: even a target at the pinned snapshot may hold values of
+    // columns the source no longer has. A target of an earlier release records no identity; its
+    // next commit records one.
+    if (bookmark.sourceColumns() != null) {
+      SourceColumns recorded = bookmark.parsedSourceColumns();
+      if (recorded == null) {
+        return Recompute.full(
+            "the source columns the target was computed from are unreadable ("
+                + bookmark.sourceColumns()
+                + ")");
+      }
+      String changed = reads.changesSince(recorded);
+      if (changed != null) {
+        return Recompute.full(changed);
+      }
     }
     if (reflected == pin && progress == null) {
       return new AlreadyApplied();

@@ -21,6 +21,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
@@ -133,7 +134,7 @@ public final class ViewRefresher {
       return new Outcomes(request, source, null, null, null)
           .skipped(RefreshOutcome.Status.STALE_PIN, stale.reason());
     }
-    Schema schema = snapshotSchema(source, pinned);
+    Schema schema = readSchema(source, pinned);
     CompiledView.Bound bound;
     CompiledQuery evaluator;
     try {
@@ -163,7 +164,13 @@ public final class ViewRefresher {
       Bookmark bookmark = Bookmark.of(target);
       RefreshPlanner.Plan plan =
           RefreshPlanner.plan(
-              request, source, pinned, bookmark, buckets, evaluator.decomposition().isPresent());
+              request,
+              source,
+              pinned,
+              bookmark,
+              bound.plan().sourceColumns(),
+              buckets,
+              evaluator.decomposition().isPresent());
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
         // The run that committed it may have stopped before its compaction.
         return maintain(target, view, outcomes.alreadyApplied(), null);
@@ -272,10 +279,17 @@ public final class ViewRefresher {
     }
   }
 
-  private static Schema snapshotSchema(Table table, Snapshot snapshot) {
-    Integer id = snapshot.schemaId();
-    Schema schema = id == null ? null : table.schemas().get(id);
-    return schema == null ? table.schema() : schema;
+  /**
+   * The schema a refresh reads its pinned snapshot with, by Iceberg's rule for a branch and a
+   * snapshot ({@link SnapshotUtil#schemaFor(Table, String)}): the head of main reads as the table
+   * does now, under its current schema, since schema changes create no snapshot and the view must
+   * equal its query over the table as users read it; an older snapshot reads under its own schema.
+   */
+  static Schema readSchema(Table table, Snapshot pinned) {
+    Snapshot current = table.currentSnapshot();
+    return current != null && current.snapshotId() == pinned.snapshotId()
+        ? SnapshotUtil.schemaFor(table, SnapshotRef.MAIN_BRANCH)
+        : SnapshotUtil.schemaFor(table, pinned.snapshotId());
   }
 
   private static String metadataLocation(Table table) {
@@ -471,7 +485,9 @@ public final class ViewRefresher {
               view.refresh().chunkRows().orElse(ChunkPlan.DEFAULT_CHUNK_ROWS),
               view.refresh().chunkBuckets());
       List<ChunkPlan.Chunk> chunks = chunkPlan.chunks();
-      String fingerprint = chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase());
+      String reads = plan.sourceColumns().format();
+      String fingerprint =
+          chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), plan.sourceColumns());
 
       int first = 0;
       RefreshProgress recorded = bookmark.parsedProgress();
@@ -517,6 +533,7 @@ public final class ViewRefresher {
           updates.put(FloeProperties.VIEW_VERSION, view.version());
           updates.put(FloeProperties.REFRESH_ID, id.toString());
           updates.put(FloeProperties.SOURCE_TABLE_UUID, source.uuid().toString());
+          updates.put(FloeProperties.SOURCE_COLUMNS, reads);
           removals = expectedProgress != null ? Set.of(FloeProperties.PROGRESS) : Set.of();
         } else {
           nextProgress = new RefreshProgress(chunkId, fingerprint).toString();
@@ -549,6 +566,7 @@ public final class ViewRefresher {
         summary.put(FloeProperties.ROWS_REPLACED, Long.toString(written.rowsReplaced()));
         if (last) {
           summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
+          summary.put(FloeProperties.SOURCE_COLUMNS, reads);
           summary.putAll(
               EngineMetadata.complete(
                   view.target(),

@@ -14,6 +14,8 @@ package io.floe.topology.store;
  * @param awaited a commit a notice named that the catalog did not show yet (an object store
  *     announces a new metadata file before the catalog points at it), or null
  * @param missing whether the table was found dropped; the views on it were told once
+ * @param schemaId the table's current schema id when last walked, or null (cursors of earlier
+ *     releases): a schema change creates no snapshot, so a walk that finds none compares it
  */
 public record TableCursor(
     String tableUuid,
@@ -22,7 +24,8 @@ public record TableCursor(
     Long retryAt,
     String lastError,
     Awaited awaited,
-    boolean missing) {
+    boolean missing,
+    Integer schemaId) {
 
   /**
    * A commit a notice named, awaited until {@code until} (epoch millis).
@@ -34,32 +37,39 @@ public record TableCursor(
 
   /** A table never walked. */
   public static TableCursor unwalked() {
-    return new TableCursor(null, null, false, null, null, null, false);
+    return new TableCursor(null, null, false, null, null, null, false, null);
   }
 
-  /** A cursor at {@code snapshotId} with nothing owed. */
-  public static TableCursor at(String tableUuid, Long snapshotId) {
-    return new TableCursor(tableUuid, snapshotId, false, null, null, null, false);
+  /** A cursor at {@code snapshotId} and schema {@code schemaId} with nothing owed. */
+  public static TableCursor at(String tableUuid, Long snapshotId, Integer schemaId) {
+    return new TableCursor(tableUuid, snapshotId, false, null, null, null, false, schemaId);
   }
 
   /** A walk is owed; {@code named} (or null) is the commit the notice named. */
   public TableCursor requested(Awaited named) {
     return new TableCursor(
-        tableUuid, snapshotId, true, retryAt, lastError, named == null ? awaited : named, missing);
+        tableUuid,
+        snapshotId,
+        true,
+        retryAt,
+        lastError,
+        named == null ? awaited : named,
+        missing,
+        schemaId);
   }
 
   /** The walk failed; it is retried at {@code at}. */
   public TableCursor failed(long at, String error) {
-    return new TableCursor(tableUuid, snapshotId, true, at, error, awaited, missing);
+    return new TableCursor(tableUuid, snapshotId, true, at, error, awaited, missing, schemaId);
   }
 
   /** Still waiting for the awaited commit: read the table again at {@code at}. */
   public TableCursor awaitingAgainAt(long at) {
-    return new TableCursor(tableUuid, snapshotId, true, at, null, awaited, missing);
+    return new TableCursor(tableUuid, snapshotId, true, at, null, awaited, missing, schemaId);
   }
 
   /** The table was found dropped. */
   public TableCursor gone() {
-    return new TableCursor(tableUuid, snapshotId, false, null, null, null, true);
+    return new TableCursor(tableUuid, snapshotId, false, null, null, null, true, schemaId);
   }
 }

@@ -46,4 +46,9 @@ public record ViewPlan(
   public List<String> groupKeys() {
     return query.groupKeys();
   }
+
+  /** The field ids and types of the source columns the query reads, in {@link #sourceSchema}. */
+  public SourceColumns sourceColumns() {
+    return SourceColumns.of(sourceSchema, requiredColumns);
+  }
 }

@@ -9,6 +9,7 @@ import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
+import io.floe.topology.view.SourceColumns;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ class ChunkPlanTest {
       Bucketing.utc(Granularity.MINUTE, BucketColumnType.TIMESTAMPTZ);
   private static final DirtyBuckets FULL = DirtyBuckets.all("first refresh of the view");
   private static final OptionalInt NO_CAP = OptionalInt.empty();
+  private static final SourceColumns READS = SourceColumns.parse("q=5:long ts=3:timestamptz");
 
   private static long micros(String instant) {
     return BucketColumnType.TIMESTAMPTZ.fromInstant(Instant.parse(instant));
@@ -282,13 +284,18 @@ class ChunkPlanTest {
     assertThat(smaller.fingerprint()).isNotEqualTo(plan.fingerprint());
     assertThat(hourly.fingerprint()).isNotEqualTo(plan.fingerprint());
     // What a chunked refresh records: the plan and how its chunks are computed.
-    assertThat(plan.fingerprint(RefreshOutcome.Mode.FULL, null))
-        .isEqualTo(plan.fingerprint(RefreshOutcome.Mode.FULL, null))
-        .isNotEqualTo(plan.fingerprint(RefreshOutcome.Mode.INCREMENTAL, null))
-        .isNotEqualTo(capped.fingerprint(RefreshOutcome.Mode.FULL, null))
+    assertThat(plan.fingerprint(RefreshOutcome.Mode.FULL, null, READS))
+        .isEqualTo(plan.fingerprint(RefreshOutcome.Mode.FULL, null, READS))
+        .isNotEqualTo(plan.fingerprint(RefreshOutcome.Mode.INCREMENTAL, null, READS))
+        .isNotEqualTo(capped.fingerprint(RefreshOutcome.Mode.FULL, null, READS))
         .doesNotContain(";");
-    assertThat(plan.fingerprint(RefreshOutcome.Mode.DELTA, 41L))
-        .isNotEqualTo(plan.fingerprint(RefreshOutcome.Mode.DELTA, 42L));
+    assertThat(plan.fingerprint(RefreshOutcome.Mode.DELTA, 41L, READS))
+        .isNotEqualTo(plan.fingerprint(RefreshOutcome.Mode.DELTA, 42L, READS));
+    // Chunks computed before a schema change are not resumed after it.
+    assertThat(plan.fingerprint(RefreshOutcome.Mode.FULL, null, READS))
+        .isNotEqualTo(
+            plan.fingerprint(
+                RefreshOutcome.Mode.FULL, null, SourceColumns.parse("q=7:long ts=3:timestamptz")));
   }
 
   @Test

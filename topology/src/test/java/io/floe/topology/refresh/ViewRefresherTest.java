@@ -35,6 +35,7 @@ import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.JsonUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -537,6 +538,71 @@ class ViewRefresherTest {
         .hasMessageContaining("the query no longer fits source")
         .hasMessageContaining("unknown column: quantity");
     assertThat(s1).isNotEqualTo(s2);
+  }
+
+  @Test
+  void shouldRecordWhatTheViewReadsWithoutAFullRefreshWhenATargetOfAnEarlierReleaseHasNoRecord() {
+    // Given a target refreshed by a release that recorded no source columns
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("ohlcv_1m", OHLCV);
+    refresh(view, s1, null, DirtyBuckets.none());
+    target(view).updateProperties().remove(FloeProperties.SOURCE_COLUMNS).commit();
+
+    // When the source changes in one minute and the view refreshes
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:50Z", 9.0, 2L, "B")));
+    RefreshOutcome outcome = refresh(view, s2, s1, detected(trades, s1, s2, view));
+
+    // Then only that minute is recomputed, and the identity is recorded from then on
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(target(view).properties())
+        .containsEntry(
+            FloeProperties.SOURCE_COLUMNS,
+            "price=4:double quantity=5:long symbol=2:string ts=3:timestamptz");
+    OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldRecomputeEveryBucketWhenTwoColumnsTheViewReadsSwapNames() {
+    // Given a view over two double columns, refreshed
+    trades.updateSchema().addColumn("bid", Types.DoubleType.get()).commit();
+    trades.updateSchema().addColumn("ask", Types.DoubleType.get()).commit();
+    String spread =
+        "SELECT symbol, date_trunc('minute', ts) AS minute_ts, max(bid) AS best_bid,"
+            + " min(ask) AS best_ask FROM lake.market.trades GROUP BY 1, 2";
+    long s1 =
+        lake.append(
+            trades,
+            List.of(
+                quote("2026-04-08T10:00:01Z", 10.0, 11.0),
+                quote("2026-04-08T10:01:01Z", 12.0, 13.0)));
+    ViewDefinition view = view("spread", spread);
+    refresh(view, s1, null, DirtyBuckets.none());
+
+    // When bid and ask swap names (the query still resolves, to the other columns) and one
+    // minute changes
+    trades.updateSchema().renameColumn("bid", "tmp").commit();
+    trades.updateSchema().renameColumn("ask", "bid").commit();
+    trades.updateSchema().renameColumn("tmp", "ask").commit();
+    long s2 = lake.append(trades, List.of(quote("2026-04-08T10:01:30Z", 14.0, 15.0)));
+    RefreshOutcome outcome = refresh(view, s2, s1, detected(trades, s1, s2, view));
+
+    // Then every minute is recomputed, and equals the oracle
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.FULL);
+    assertThat(outcome.reason()).contains("column ask is field").contains("column bid is field");
+    OracleAssertions.assertMatches(target(view), trades, s2, spread);
+  }
+
+  /** A trade with {@code first} in field 7 and {@code second} in field 8, whatever their names. */
+  private Record quote(String ts, double first, double second) {
+    Record trade = lake.trade("AAPL", ts, 1.0, 1L, "B");
+    Record record = org.apache.iceberg.data.GenericRecord.create(trades.schema());
+    for (Types.NestedField field : IcebergFixture.TRADES.columns()) {
+      record.setField(field.name(), trade.getField(field.name()));
+    }
+    record.setField(trades.schema().findColumnName(7), first);
+    record.setField(trades.schema().findColumnName(8), second);
+    return record;
   }
 
   @Test
