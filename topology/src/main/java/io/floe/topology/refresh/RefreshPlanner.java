@@ -117,9 +117,18 @@ final class RefreshPlanner {
           CommitGuard.supersededReason(view.name(), bookmark, view.revision(), view.version()));
     }
     if (bookmark.isEmpty()) {
-      // A schema change records the definition it shaped the target for, and no rows yet.
-      return Recompute.full(
-          bookmark.viewVersion() == null ? "first refresh of the view" : "view definition changed");
+      if (bookmark.viewVersion() == null) {
+        return Recompute.full("first refresh of the view");
+      }
+      // A change of the target's schema records the definition it shaped the target for, and no
+      // rows yet: for a new definition, or for new output types after a source column's promotion
+      // (the same columns read, another type).
+      SourceColumns recorded = bookmark.parsedSourceColumns();
+      String changed =
+          recorded != null && recorded.namesTheSameColumnsAs(reads)
+              ? reads.changesSince(recorded)
+              : null;
+      return Recompute.full(changed == null ? "view definition changed" : changed);
     }
     if (!request.view().version().equals(bookmark.viewVersion())) {
       return Recompute.full("view definition changed");
@@ -163,18 +172,9 @@ final class RefreshPlanner {
     // Schema changes create no snapshot: even a target at the pinned snapshot may hold values of
     // columns the source no longer has. A target of an earlier release records no identity; its
     // next commit records one.
-    if (bookmark.sourceColumns() != null) {
-      SourceColumns recorded = bookmark.parsedSourceColumns();
-      if (recorded == null) {
-        return Recompute.full(
-            "the source columns the target was computed from are unreadable ("
-                + bookmark.sourceColumns()
-                + ")");
-      }
-      String changed = reads.changesSince(recorded);
-      if (changed != null) {
-        return Recompute.full(changed);
-      }
+    String changed = sourceColumnsChange(bookmark, reads);
+    if (changed != null) {
+      return Recompute.full(changed);
     }
     if (reflected == pin && progress == null) {
       return new AlreadyApplied();
@@ -247,5 +247,23 @@ final class RefreshPlanner {
       appended |= DataOperations.APPEND.equals(operation);
     }
     return appended;
+  }
+
+  /**
+   * How the source columns the view reads differ from those the target was computed from, or null
+   * when they do not or the target records none (a target of an earlier release; its next commit
+   * records them).
+   */
+  private static String sourceColumnsChange(Bookmark bookmark, SourceColumns reads) {
+    if (bookmark.sourceColumns() == null) {
+      return null;
+    }
+    SourceColumns recorded = bookmark.parsedSourceColumns();
+    if (recorded == null) {
+      return "the source columns the target was computed from are unreadable ("
+          + bookmark.sourceColumns()
+          + ")";
+    }
+    return reads.changesSince(recorded);
   }
 }

@@ -99,6 +99,17 @@ public record SourceColumns(List<Column> columns) {
   }
 
   /**
+   * Whether both name the same columns, whatever their ids and types: what one query reads, in two
+   * schemas of its source.
+   */
+  public boolean namesTheSameColumnsAs(SourceColumns other) {
+    return columns.stream()
+        .map(Column::name)
+        .collect(Collectors.toSet())
+        .equals(other.columns.stream().map(Column::name).collect(Collectors.toSet()));
+  }
+
+  /**
    * How these columns differ from {@code recorded}, the identity the target was computed from, as a
    * reason for a full refresh: which columns are new (dropped and added again) and which changed
    * type; null when they are the same.
