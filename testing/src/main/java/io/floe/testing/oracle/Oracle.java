@@ -40,6 +40,11 @@ import org.duckdb.DuckDBConnection;
  * choice are mapped to DuckDB's exact equivalents ({@code arbitrary} to {@code min}, {@code
  * approx_distinct} to {@code count(DISTINCT ...)}, {@code approx_percentile(x, p)} to the
  * nearest-rank {@code quantile_disc}); the weighted {@code approx_percentile} has no equivalent.
+ * Where DuckDB's spelling of the same SQL means something else, the query says Trino's meaning in
+ * DuckDB's words: {@code count_if} as {@code count(*) FILTER (WHERE ...)}, a timestamp literal of
+ * nanoseconds as {@code TIMESTAMP_NS}. DuckDB's {@code greatest} and {@code least} skip nulls
+ * (Trino's are null), and it rounds a {@code TIMESTAMP_NS} to microseconds before adding an
+ * interval: views the oracle checks avoid both.
  * Callers keep {@code min_by}/{@code max_by} keys unique, where DuckDB's tie-breaking is arbitrary.
  *
  * <p>The oracle shares no code with Floe, its SQL front end included: callers say under which name
@@ -122,8 +127,20 @@ public final class Oracle {
    */
   public static Optional<String> difference(
       Table target, Table source, String sourceName, long snapshotId, String viewQuery) {
-    List<List<Object>> expected = expected(source, sourceName, snapshotId, viewQuery);
-    List<List<Object>> actual = actual(target);
+    return difference(
+        "view " + target.name(),
+        snapshotId,
+        expected(source, sourceName, snapshotId, viewQuery),
+        actual(target));
+  }
+
+  /**
+   * How {@code actual} differs from {@code expected}, both normalized and sorted ({@link
+   * #normalized}), or empty when they hold the same rows; {@code what} names the rows in the
+   * message.
+   */
+  public static Optional<String> difference(
+      String what, long snapshotId, List<List<Object>> expected, List<List<Object>> actual) {
     if (equal(expected, actual)) {
       return Optional.empty();
     }
@@ -141,14 +158,28 @@ public final class Oracle {
     }
     return Optional.of(
         String.format(
-            "view %s differs from the oracle at source snapshot %d: expected %d rows, found %d;"
+            "%s differs from the oracle at source snapshot %d: expected %d rows, found %d;"
                 + " missing %s; unexpected %s",
-            target.name(),
+            what,
             snapshotId,
             expected.size(),
             actual.size(),
             abbreviate(missing),
             abbreviate(unexpected)));
+  }
+
+  /**
+   * Rows of generic record values (what Iceberg's generic reader gives for a view's output schema),
+   * normalized and sorted as {@link #expected} returns its rows.
+   */
+  public static List<List<Object>> normalized(List<List<Object>> rows) {
+    List<List<Object>> result = new ArrayList<>(rows.size());
+    for (List<Object> row : rows) {
+      List<Object> normalized = new ArrayList<>(row.size());
+      row.forEach(value -> normalized.add(normalize(value)));
+      result.add(normalized);
+    }
+    return sorted(result);
   }
 
   private static String abbreviate(List<List<Object>> rows) {
@@ -379,6 +410,15 @@ public final class Oracle {
    */
   public static String forDuckDb(String viewQuery, String sourceName) {
     String sql = viewQuery.replaceAll("(?i)" + Pattern.quote(sourceName) + "\\b", "src");
+    // A Trino timestamp literal has the precision of its digits; DuckDB's TIMESTAMP literal stops
+    // at microseconds (it drops the nanoseconds of '10:00:00.000000500'), TIMESTAMP_NS does not.
+    sql =
+        sql.replaceAll(
+            "(?i)\\bTIMESTAMP\\s*'(\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}:\\d{2}\\.\\d{7,9})'",
+            "TIMESTAMP_NS '$1'");
+    // DuckDB's count_if is NULL over rows whose condition is never non-null, Trino's is 0: the
+    // count of rows where the condition is true, which FILTER says in both.
+    sql = sql.replaceAll("(?i)\\bcount_if\\s*\\(", "count(*) FILTER (WHERE ");
     sql = sql.replaceAll("(?i)\\barbitrary\\s*\\(", "min(");
     sql = sql.replaceAll("(?i)\\bapprox_distinct\\s*\\(", "count(DISTINCT ");
     sql = sql.replaceAll("(?i)\\bapprox_percentile\\s*\\(", "quantile_disc(");

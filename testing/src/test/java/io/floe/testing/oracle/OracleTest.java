@@ -49,6 +49,23 @@ class OracleTest {
   }
 
   @Test
+  void shouldKeepTrinosMeaningOfNanosecondLiteralsAndCountIf() {
+    String view =
+        "SELECT date_trunc('day', ts) AS day, count_if(ts > TIMESTAMP '2026-04-08 10:00:00.000000500')"
+            + " AS late, count_if(ts > TIMESTAMP '2026-04-08 10:00:00.000500') AS later"
+            + " FROM lake.m.trades GROUP BY 1";
+
+    String duck = Oracle.forDuckDb(view, "lake.m.trades");
+
+    // A literal of nanoseconds stays one (DuckDB's TIMESTAMP literal stops at microseconds), and
+    // count_if counts true conditions, 0 for a group of nulls (DuckDB's count_if is null there).
+    assertThat(duck)
+        .contains(
+            "count(*) FILTER (WHERE ts > TIMESTAMP_NS '2026-04-08 10:00:00.000000500') AS late")
+        .contains("count(*) FILTER (WHERE ts > TIMESTAMP '2026-04-08 10:00:00.000500') AS later");
+  }
+
+  @Test
   void shouldEvaluateTheViewOnTheRowsOfTheGivenSnapshot() {
     // Given two snapshots, the second deleting a trade
     long first =
