@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -12,9 +13,11 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,6 +30,7 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.ByteBuffers;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
@@ -41,11 +45,13 @@ import org.duckdb.DuckDBConnection;
  * approx_distinct} to {@code count(DISTINCT ...)}, {@code approx_percentile(x, p)} to the
  * nearest-rank {@code quantile_disc}); the weighted {@code approx_percentile} has no equivalent.
  * Where DuckDB's spelling of the same SQL means something else, the query says Trino's meaning in
- * DuckDB's words: {@code count_if} as {@code count(*) FILTER (WHERE ...)}, a timestamp literal of
- * nanoseconds as {@code TIMESTAMP_NS}. DuckDB's {@code greatest} and {@code least} skip nulls
- * (Trino's are null), and it rounds a {@code TIMESTAMP_NS} to microseconds before adding an
- * interval: views the oracle checks avoid both.
- * Callers keep {@code min_by}/{@code max_by} keys unique, where DuckDB's tie-breaking is arbitrary.
+ * DuckDB's words: {@code count_if} as {@code count(*) FILTER (WHERE ...)}, {@code min_by} and
+ * {@code max_by} as {@code arg_min_null} and {@code arg_max_null} (which keep a null value), a
+ * timestamp literal of nanoseconds as {@code TIMESTAMP_NS}, {@code date_trunc} of a date cast back
+ * to a date. DuckDB's {@code greatest} and {@code least} skip nulls (Trino's are null), and it
+ * rounds a {@code TIMESTAMP_NS} to microseconds before adding an interval: views the oracle checks
+ * avoid both. Callers keep {@code min_by}/{@code max_by} keys unique, where DuckDB's tie-breaking
+ * is arbitrary.
  *
  * <p>The oracle shares no code with Floe, its SQL front end included: callers say under which name
  * the view query reads its source ({@code sourceName}, as the query spells it), and the query runs
@@ -262,7 +268,7 @@ public final class Oracle {
 
   /**
    * Numbers as BigDecimal (integers) or Double, timestamps as epoch micros (with any nanoseconds
-   * below them), dates as epoch days.
+   * below them), dates as epoch days, times as {@code LocalTime}, binary values in hex.
    */
   public static Object normalize(Object value) {
     if (value == null) {
@@ -304,6 +310,19 @@ public final class Oracle {
     if (value instanceof CharSequence s) {
       return s.toString();
     }
+    if (value instanceof ByteBuffer b) {
+      return "bytes:" + HexFormat.of().formatHex(ByteBuffers.toByteArray(b));
+    }
+    if (value instanceof byte[] b) {
+      return "bytes:" + HexFormat.of().formatHex(b);
+    }
+    if (value instanceof java.sql.Blob b) {
+      try {
+        return "bytes:" + HexFormat.of().formatHex(b.getBytes(1, (int) b.length()));
+      } catch (SQLException e) {
+        throw new IllegalStateException("Cannot read a blob of the oracle's result", e);
+      }
+    }
     return value;
   }
 
@@ -342,6 +361,10 @@ public final class Oracle {
       appender.append(v);
     } else if (value instanceof LocalDateTime v) {
       appender.append(v);
+    } else if (value instanceof LocalTime v) {
+      appender.append(v);
+    } else if (value instanceof byte[] v) {
+      appender.append(v);
     } else {
       throw new IllegalArgumentException("oracle cannot hold " + value.getClass());
     }
@@ -350,6 +373,9 @@ public final class Oracle {
   private static Object toDuck(Object value) {
     if (value instanceof OffsetDateTime t) {
       return t.withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime();
+    }
+    if (value instanceof ByteBuffer b) {
+      return ByteBuffers.toByteArray(b);
     }
     return value;
   }
@@ -365,6 +391,8 @@ public final class Oracle {
             case FLOAT -> "REAL";
             case DOUBLE -> "DOUBLE";
             case DATE -> "DATE";
+            case TIME -> "TIME";
+            case BINARY, FIXED -> "BLOB";
             // Timestamps with time zone are appended as UTC wall-clock time (the session is UTC).
             case TIMESTAMP -> "TIMESTAMP";
             case TIMESTAMP_NANO -> "TIMESTAMP_NS";
@@ -382,7 +410,8 @@ public final class Oracle {
 
   /**
    * The view query in DuckDB's dialect, reading the table {@code src} where it read {@code
-   * sourceName}, with the columns of {@code schema}. DuckDB rounds a {@code TIMESTAMP_NS} to
+   * sourceName}, with the columns of {@code schema}. DuckDB's {@code date_trunc} of a date is a
+   * timestamp, Trino's a date: it is cast back. DuckDB rounds a {@code TIMESTAMP_NS} to
    * microseconds when {@code date_trunc} casts it (10:00:59.999999999 lands in minute 10:01), where
    * Trino truncates: the buckets of nanosecond columns are cut from the value floored to
    * microseconds, which is exact for minute and longer buckets.
@@ -390,6 +419,14 @@ public final class Oracle {
   public static String forDuckDb(String viewQuery, String sourceName, Schema schema) {
     String sql = forDuckDb(viewQuery, sourceName);
     for (Types.NestedField field : schema.columns()) {
+      if (field.type().typeId() == Type.TypeID.DATE) {
+        // DuckDB's date_trunc of a date is a timestamp, Trino's a date.
+        String column = "\"?" + Pattern.quote(field.name()) + "\"?";
+        sql =
+            sql.replaceAll(
+                "(?i)\\b(date_trunc\\s*\\(\\s*'[^']*'\\s*,\\s*" + column + "\\s*\\))",
+                "CAST($1 AS DATE)");
+      }
       if (field.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
         String column = "\"?" + Pattern.quote(field.name()) + "\"?";
         String nanos = "epoch_ns(\"" + field.name() + "\")";
@@ -419,6 +456,10 @@ public final class Oracle {
     // DuckDB's count_if is NULL over rows whose condition is never non-null, Trino's is 0: the
     // count of rows where the condition is true, which FILTER says in both.
     sql = sql.replaceAll("(?i)\\bcount_if\\s*\\(", "count(*) FILTER (WHERE ");
+    // DuckDB's min_by and max_by skip rows whose value is null, Trino's return it when its key is
+    // the smallest (largest): the _null variants do.
+    sql = sql.replaceAll("(?i)\\bmin_by\\s*\\(", "arg_min_null(");
+    sql = sql.replaceAll("(?i)\\bmax_by\\s*\\(", "arg_max_null(");
     sql = sql.replaceAll("(?i)\\barbitrary\\s*\\(", "min(");
     sql = sql.replaceAll("(?i)\\bapprox_distinct\\s*\\(", "count(DISTINCT ");
     sql = sql.replaceAll("(?i)\\bapprox_percentile\\s*\\(", "quantile_disc(");

@@ -66,6 +66,28 @@ class OracleTest {
   }
 
   @Test
+  void shouldKeepTrinosMeaningOfMinByMaxByAndDateTruncOfADate() {
+    org.apache.iceberg.Schema schema =
+        new org.apache.iceberg.Schema(
+            org.apache.iceberg.types.Types.NestedField.optional(
+                1, "dt", org.apache.iceberg.types.Types.DateType.get()),
+            org.apache.iceberg.types.Types.NestedField.optional(
+                2, "x", org.apache.iceberg.types.Types.DoubleType.get()));
+    String view =
+        "SELECT date_trunc('month', dt) AS m, min_by(x, dt) AS first, max_by(x, dt) AS last"
+            + " FROM lake.m.t GROUP BY 1";
+
+    String duck = Oracle.forDuckDb(view, "lake.m.t", schema);
+
+    // Trino's min_by returns the value of the smallest key even when it is null (DuckDB's skips
+    // it), and its date_trunc of a date is a date (DuckDB's a timestamp).
+    assertThat(duck)
+        .contains("CAST(date_trunc('month', dt) AS DATE) AS m")
+        .contains("arg_min_null(x, dt) AS first")
+        .contains("arg_max_null(x, dt) AS last");
+  }
+
+  @Test
   void shouldEvaluateTheViewOnTheRowsOfTheGivenSnapshot() {
     // Given two snapshots, the second deleting a trade
     long first =
