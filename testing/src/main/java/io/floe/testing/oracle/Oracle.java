@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -12,9 +13,11 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +40,7 @@ import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.ByteBuffers;
 import org.apache.iceberg.util.PartitionUtil;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
@@ -51,7 +55,14 @@ import org.duckdb.DuckDBConnection;
  * choice are mapped to DuckDB's exact equivalents ({@code arbitrary} to {@code min}, {@code
  * approx_distinct} to {@code count(DISTINCT ...)}, {@code approx_percentile(x, p)} to the
  * nearest-rank {@code quantile_disc}); the weighted {@code approx_percentile} has no equivalent.
- * Callers keep {@code min_by}/{@code max_by} keys unique, where DuckDB's tie-breaking is arbitrary.
+ * Where DuckDB's spelling of the same SQL means something else, the query says Trino's meaning in
+ * DuckDB's words: {@code count_if} as {@code count(*) FILTER (WHERE ...)}, {@code min_by} and
+ * {@code max_by} as {@code arg_min_null} and {@code arg_max_null} (which keep a null value), a
+ * timestamp literal of nanoseconds as {@code TIMESTAMP_NS}, {@code date_trunc} of a date cast back
+ * to a date. DuckDB's {@code greatest} and {@code least} skip nulls (Trino's are null), and it
+ * rounds a {@code TIMESTAMP_NS} to microseconds before adding an interval: views the oracle checks
+ * avoid both. Callers keep {@code min_by}/{@code max_by} keys unique, where DuckDB's tie-breaking
+ * is arbitrary.
  *
  * <p>The oracle shares no code with Floe, its SQL front end included: callers say under which name
  * the view query reads its source ({@code sourceName}, as the query spells it), and the query runs
@@ -130,8 +141,20 @@ public final class Oracle {
    */
   public static Optional<String> difference(
       Table target, Table source, String sourceName, long snapshotId, String viewQuery) {
-    List<List<Object>> expected = expected(source, sourceName, snapshotId, viewQuery);
-    List<List<Object>> actual = actual(target);
+    return difference(
+        "view " + target.name(),
+        snapshotId,
+        expected(source, sourceName, snapshotId, viewQuery),
+        actual(target));
+  }
+
+  /**
+   * How {@code actual} differs from {@code expected}, both normalized and sorted ({@link
+   * #normalized}), or empty when they hold the same rows; {@code what} names the rows in the
+   * message.
+   */
+  public static Optional<String> difference(
+      String what, long snapshotId, List<List<Object>> expected, List<List<Object>> actual) {
     if (equal(expected, actual)) {
       return Optional.empty();
     }
@@ -149,14 +172,28 @@ public final class Oracle {
     }
     return Optional.of(
         String.format(
-            "view %s differs from the oracle at source snapshot %d: expected %d rows, found %d;"
+            "%s differs from the oracle at source snapshot %d: expected %d rows, found %d;"
                 + " missing %s; unexpected %s",
-            target.name(),
+            what,
             snapshotId,
             expected.size(),
             actual.size(),
             abbreviate(missing),
             abbreviate(unexpected)));
+  }
+
+  /**
+   * Rows of generic record values (what Iceberg's generic reader gives for a view's output schema),
+   * normalized and sorted as {@link #expected} returns its rows.
+   */
+  public static List<List<Object>> normalized(List<List<Object>> rows) {
+    List<List<Object>> result = new ArrayList<>(rows.size());
+    for (List<Object> row : rows) {
+      List<Object> normalized = new ArrayList<>(row.size());
+      row.forEach(value -> normalized.add(normalize(value)));
+      result.add(normalized);
+    }
+    return sorted(result);
   }
 
   private static String abbreviate(List<List<Object>> rows) {
@@ -305,7 +342,7 @@ public final class Oracle {
 
   /**
    * Numbers as BigDecimal (integers) or Double, timestamps as epoch micros (with any nanoseconds
-   * below them), dates as epoch days.
+   * below them), dates as epoch days, times as {@code LocalTime}, binary values in hex.
    */
   public static Object normalize(Object value) {
     if (value == null) {
@@ -347,6 +384,19 @@ public final class Oracle {
     if (value instanceof CharSequence s) {
       return s.toString();
     }
+    if (value instanceof ByteBuffer b) {
+      return "bytes:" + HexFormat.of().formatHex(ByteBuffers.toByteArray(b));
+    }
+    if (value instanceof byte[] b) {
+      return "bytes:" + HexFormat.of().formatHex(b);
+    }
+    if (value instanceof java.sql.Blob b) {
+      try {
+        return "bytes:" + HexFormat.of().formatHex(b.getBytes(1, (int) b.length()));
+      } catch (SQLException e) {
+        throw new IllegalStateException("Cannot read a blob of the oracle's result", e);
+      }
+    }
     return value;
   }
 
@@ -385,6 +435,10 @@ public final class Oracle {
       appender.append(v);
     } else if (value instanceof LocalDateTime v) {
       appender.append(v);
+    } else if (value instanceof LocalTime v) {
+      appender.append(v);
+    } else if (value instanceof byte[] v) {
+      appender.append(v);
     } else {
       throw new IllegalArgumentException("oracle cannot hold " + value.getClass());
     }
@@ -393,6 +447,9 @@ public final class Oracle {
   private static Object toDuck(Object value) {
     if (value instanceof OffsetDateTime t) {
       return t.withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime();
+    }
+    if (value instanceof ByteBuffer b) {
+      return ByteBuffers.toByteArray(b);
     }
     return value;
   }
@@ -408,6 +465,8 @@ public final class Oracle {
             case FLOAT -> "REAL";
             case DOUBLE -> "DOUBLE";
             case DATE -> "DATE";
+            case TIME -> "TIME";
+            case BINARY, FIXED -> "BLOB";
             // Timestamps with time zone are appended as UTC wall-clock time (the session is UTC).
             case TIMESTAMP -> "TIMESTAMP";
             case TIMESTAMP_NANO -> "TIMESTAMP_NS";
@@ -425,7 +484,8 @@ public final class Oracle {
 
   /**
    * The view query in DuckDB's dialect, reading the table {@code src} where it read {@code
-   * sourceName}, with the columns of {@code schema}. DuckDB rounds a {@code TIMESTAMP_NS} to
+   * sourceName}, with the columns of {@code schema}. DuckDB's {@code date_trunc} of a date is a
+   * timestamp, Trino's a date: it is cast back. DuckDB rounds a {@code TIMESTAMP_NS} to
    * microseconds when {@code date_trunc} casts it (10:00:59.999999999 lands in minute 10:01), where
    * Trino truncates: the buckets of nanosecond columns are cut from the value floored to
    * microseconds, which is exact for minute and longer buckets.
@@ -433,6 +493,14 @@ public final class Oracle {
   public static String forDuckDb(String viewQuery, String sourceName, Schema schema) {
     String sql = forDuckDb(viewQuery, sourceName);
     for (Types.NestedField field : schema.columns()) {
+      if (field.type().typeId() == Type.TypeID.DATE) {
+        // DuckDB's date_trunc of a date is a timestamp, Trino's a date.
+        String column = "\"?" + Pattern.quote(field.name()) + "\"?";
+        sql =
+            sql.replaceAll(
+                "(?i)\\b(date_trunc\\s*\\(\\s*'[^']*'\\s*,\\s*" + column + "\\s*\\))",
+                "CAST($1 AS DATE)");
+      }
       if (field.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
         String column = "\"?" + Pattern.quote(field.name()) + "\"?";
         String nanos = "epoch_ns(\"" + field.name() + "\")";
@@ -453,6 +521,19 @@ public final class Oracle {
    */
   public static String forDuckDb(String viewQuery, String sourceName) {
     String sql = viewQuery.replaceAll("(?i)" + Pattern.quote(sourceName) + "\\b", "src");
+    // A Trino timestamp literal has the precision of its digits; DuckDB's TIMESTAMP literal stops
+    // at microseconds (it drops the nanoseconds of '10:00:00.000000500'), TIMESTAMP_NS does not.
+    sql =
+        sql.replaceAll(
+            "(?i)\\bTIMESTAMP\\s*'(\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}:\\d{2}\\.\\d{7,9})'",
+            "TIMESTAMP_NS '$1'");
+    // DuckDB's count_if is NULL over rows whose condition is never non-null, Trino's is 0: the
+    // count of rows where the condition is true, which FILTER says in both.
+    sql = sql.replaceAll("(?i)\\bcount_if\\s*\\(", "count(*) FILTER (WHERE ");
+    // DuckDB's min_by and max_by skip rows whose value is null, Trino's return it when its key is
+    // the smallest (largest): the _null variants do.
+    sql = sql.replaceAll("(?i)\\bmin_by\\s*\\(", "arg_min_null(");
+    sql = sql.replaceAll("(?i)\\bmax_by\\s*\\(", "arg_max_null(");
     sql = sql.replaceAll("(?i)\\barbitrary\\s*\\(", "min(");
     sql = sql.replaceAll("(?i)\\bapprox_distinct\\s*\\(", "count(DISTINCT ");
     sql = sql.replaceAll("(?i)\\bapprox_percentile\\s*\\(", "quantile_disc(");

@@ -49,6 +49,45 @@ class OracleTest {
   }
 
   @Test
+  void shouldKeepTrinosMeaningOfNanosecondLiteralsAndCountIf() {
+    String view =
+        "SELECT date_trunc('day', ts) AS day, count_if(ts > TIMESTAMP '2026-04-08 10:00:00.000000500')"
+            + " AS late, count_if(ts > TIMESTAMP '2026-04-08 10:00:00.000500') AS later"
+            + " FROM lake.m.trades GROUP BY 1";
+
+    String duck = Oracle.forDuckDb(view, "lake.m.trades");
+
+    // A literal of nanoseconds stays one (DuckDB's TIMESTAMP literal stops at microseconds), and
+    // count_if counts true conditions, 0 for a group of nulls (DuckDB's count_if is null there).
+    assertThat(duck)
+        .contains(
+            "count(*) FILTER (WHERE ts > TIMESTAMP_NS '2026-04-08 10:00:00.000000500') AS late")
+        .contains("count(*) FILTER (WHERE ts > TIMESTAMP '2026-04-08 10:00:00.000500') AS later");
+  }
+
+  @Test
+  void shouldKeepTrinosMeaningOfMinByMaxByAndDateTruncOfADate() {
+    org.apache.iceberg.Schema schema =
+        new org.apache.iceberg.Schema(
+            org.apache.iceberg.types.Types.NestedField.optional(
+                1, "dt", org.apache.iceberg.types.Types.DateType.get()),
+            org.apache.iceberg.types.Types.NestedField.optional(
+                2, "x", org.apache.iceberg.types.Types.DoubleType.get()));
+    String view =
+        "SELECT date_trunc('month', dt) AS m, min_by(x, dt) AS first, max_by(x, dt) AS last"
+            + " FROM lake.m.t GROUP BY 1";
+
+    String duck = Oracle.forDuckDb(view, "lake.m.t", schema);
+
+    // Trino's min_by returns the value of the smallest key even when it is null (DuckDB's skips
+    // it), and its date_trunc of a date is a date (DuckDB's a timestamp).
+    assertThat(duck)
+        .contains("CAST(date_trunc('month', dt) AS DATE) AS m")
+        .contains("arg_min_null(x, dt) AS first")
+        .contains("arg_max_null(x, dt) AS last");
+  }
+
+  @Test
   void shouldEvaluateTheViewOnTheRowsOfTheGivenSnapshot() {
     // Given two snapshots, the second deleting a trade
     long first =

@@ -11,9 +11,9 @@ import org.apache.calcite.rel.type.RelDataType;
  * <p>Native values are what Floe reads from Iceberg and writes back: {@code Long} microseconds (or
  * nanoseconds for precision 9) for timestamps, {@code Integer} days for dates, {@code Long}
  * microseconds for times, {@code ByteBuffer} for binary, and the plain Java types otherwise.
- * Calcite keeps timestamps and times in milliseconds and binary as {@code ByteString}; only those
- * differ. Calcite's millisecond timestamps are why computed timestamp expressions (not column
- * references, not buckets, not aggregates of columns) carry millisecond precision.
+ * Calcite keeps times in milliseconds and binary as {@code ByteString}; only those differ.
+ * Timestamps never cross: generated code sees them as the native counts of their unit ({@link
+ * ExactTimestamps}), since Calcite's own timestamps are milliseconds.
  */
 final class CalciteValues {
 
@@ -22,15 +22,11 @@ final class CalciteValues {
   /** How a value of one SQL type crosses between the two representations. */
   enum Conversion {
     NONE,
-    TIMESTAMP_MICROS,
-    TIMESTAMP_NANOS,
     TIME_MICROS,
     BINARY;
 
     static Conversion of(RelDataType type) {
       return switch (type.getSqlTypeName()) {
-        case TIMESTAMP, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
-            type.getPrecision() > 6 ? TIMESTAMP_NANOS : TIMESTAMP_MICROS;
         case TIME -> TIME_MICROS;
         case BINARY, VARBINARY -> BINARY;
         default -> NONE;
@@ -43,8 +39,6 @@ final class CalciteValues {
       }
       return switch (this) {
         case NONE -> nativeValue;
-        case TIMESTAMP_MICROS -> Math.floorDiv((Long) nativeValue, 1_000L);
-        case TIMESTAMP_NANOS -> Math.floorDiv((Long) nativeValue, 1_000_000L);
         case TIME_MICROS -> (int) Math.floorDiv((Long) nativeValue, 1_000L);
         case BINARY -> {
           ByteBuffer buffer = ((ByteBuffer) nativeValue).duplicate();
@@ -61,8 +55,6 @@ final class CalciteValues {
       }
       return switch (this) {
         case NONE -> calciteValue;
-        case TIMESTAMP_MICROS -> ((Number) calciteValue).longValue() * 1_000L;
-        case TIMESTAMP_NANOS -> ((Number) calciteValue).longValue() * 1_000_000L;
         case TIME_MICROS -> ((Number) calciteValue).longValue() * 1_000L;
         case BINARY -> ByteBuffer.wrap(((ByteString) calciteValue).getBytes());
       };

@@ -26,7 +26,8 @@ import org.apache.calcite.schema.SchemaPlus;
  * <p>Column references are copied as they are, and {@code date_trunc} is computed by {@link
  * Bucketing} on the native value: both keep full precision and cost nothing. Every other expression
  * is compiled to Java by Calcite's code generator ({@link RexExecutorImpl}) with the functions'
- * Calcite implementations; a {@code date_trunc} inside such an expression becomes an extra input
+ * Calcite implementations, rewritten first so that timestamps keep the precision of their type
+ * ({@link ExactTimestamps}); a {@code date_trunc} inside such an expression becomes an extra input
  * column computed natively first.
  */
 final class CompiledExpressions {
@@ -126,7 +127,10 @@ final class CompiledExpressions {
                   }
                 }));
       }
-      RelDataType extendedType = extended.build();
+      // Timestamps reach generated code as the native counts of their unit they are.
+      RelDataType extendedType =
+          ExactTimestamps.inputType(extended.build(), rexBuilder.getTypeFactory());
+      rewritten.replaceAll(e -> ExactTimestamps.rewrite(e, rexBuilder));
       try {
         generated =
             RexExecutorImpl.getExecutable(rexBuilder, rewritten, extendedType).getFunction();

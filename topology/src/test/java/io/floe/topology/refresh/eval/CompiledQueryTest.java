@@ -287,4 +287,24 @@ class CompiledQueryTest {
               "big"
             });
   }
+
+  @Test
+  void shouldRoundATimestampCastToALowerPrecisionAsTrinoDoes() throws InvalidViewException {
+    // Trino rounds a timestamp cast to fewer digits, halves up; the oracle (DuckDB) has no
+    // timestamp(3).
+    List<Object[]> rows =
+        evaluate(
+            "SELECT symbol, date_trunc('hour', ts) AS h, max(CAST(ts AS TIMESTAMP(3))) AS ms"
+                + " FROM lake.m.trades GROUP BY 1, 2",
+            ZoneOffset.UTC,
+            trade("A", "2026-04-08T10:00:00.000499Z", 1.0, 1L, "B"),
+            trade("B", "2026-04-08T10:00:00.000500Z", 1.0, 1L, "B"),
+            trade("C", "1969-12-31T23:59:59.999500Z", 1.0, 1L, "B"));
+
+    assertThat(rows)
+        .containsExactly(
+            new Object[] {"C", micros("1969-12-31T23:00:00Z"), micros("1970-01-01T00:00:00Z")},
+            new Object[] {"A", micros("2026-04-08T10:00:00Z"), micros("2026-04-08T10:00:00Z")},
+            new Object[] {"B", micros("2026-04-08T10:00:00Z"), micros("2026-04-08T10:00:00.001Z")});
+  }
 }
