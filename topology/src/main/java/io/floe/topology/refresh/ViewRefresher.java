@@ -8,6 +8,7 @@ import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.SourceColumns;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
 import java.util.HashMap;
@@ -124,7 +125,8 @@ public final class ViewRefresher {
    * @throws RuntimeException for transient failures (I/O, commit conflicts), which a retry may cure
    */
   public RefreshOutcome refresh(
-      RefreshRequest request, ProgressListener progress, BooleanSupplier cancelled) {
+      RefreshRequest requested, ProgressListener progress, BooleanSupplier cancelled) {
+    RefreshRequest request = requested;
     CompiledView view = request.view();
     Table source = load(view, view.source());
     Snapshot pinned = source.snapshot(request.sourceSnapshotId());
@@ -149,6 +151,8 @@ public final class ViewRefresher {
               + ": "
               + e.getMessage());
     }
+    SourceColumns reads = bound.plan().sourceColumns();
+    request = request.withId(readId(request.id(), source, pinned, reads));
     Table target;
     try {
       target = TargetTables.prepare(catalog(view.target().catalog(), view), view, bound.plan());
@@ -168,7 +172,7 @@ public final class ViewRefresher {
               source,
               pinned,
               bookmark,
-              bound.plan().sourceColumns(),
+              reads,
               buckets,
               evaluator.decomposition().isPresent());
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
@@ -189,6 +193,7 @@ public final class ViewRefresher {
               pinned,
               schema,
               bound.plan(),
+              reads,
               evaluator,
               target,
               progress,
@@ -290,6 +295,21 @@ public final class ViewRefresher {
     return current != null && current.snapshotId() == pinned.snapshotId()
         ? SnapshotUtil.schemaFor(table, SnapshotRef.MAIN_BRANCH)
         : SnapshotUtil.schemaFor(table, pinned.snapshotId());
+  }
+
+  /**
+   * The id of a refresh that reads {@code pinned} as {@link #readSchema} does: the requested one,
+   * or, when that schema resolves the columns the view reads otherwise than the snapshot's own (a
+   * schema change since, which created no snapshot), one that names the columns read, so that the
+   * full refresh such a change causes at the same snapshot is a refresh of its own (DESIGN §3.6). A
+   * run after a crash computes the same id as long as the table's schema has not changed again, and
+   * a later change that the view does not read keeps it.
+   */
+  static RefreshId readId(RefreshId requested, Table table, Snapshot pinned, SourceColumns reads) {
+    SourceColumns own = reads.resolvedIn(SnapshotUtil.schemaFor(table, pinned.snapshotId()));
+    return own != null && own.isSameAs(reads)
+        ? requested
+        : requested.readingOtherColumns(reads.digest());
   }
 
   private static String metadataLocation(Table table) {
@@ -418,6 +438,7 @@ public final class ViewRefresher {
     private final Snapshot snapshot;
     private final Schema schema;
     private final ViewPlan plan;
+    private final SourceColumns reads;
     private final Table target;
     private final ProgressListener progress;
     private final BooleanSupplier cancelled;
@@ -439,6 +460,7 @@ public final class ViewRefresher {
         Snapshot snapshot,
         Schema schema,
         ViewPlan plan,
+        SourceColumns reads,
         CompiledQuery query,
         Table target,
         ProgressListener progress,
@@ -450,6 +472,7 @@ public final class ViewRefresher {
       this.snapshot = snapshot;
       this.schema = schema;
       this.plan = plan;
+      this.reads = reads;
       this.target = target;
       this.progress = progress;
       this.cancelled = cancelled;
@@ -485,9 +508,7 @@ public final class ViewRefresher {
               view.refresh().chunkRows().orElse(ChunkPlan.DEFAULT_CHUNK_ROWS),
               view.refresh().chunkBuckets());
       List<ChunkPlan.Chunk> chunks = chunkPlan.chunks();
-      String reads = plan.sourceColumns().format();
-      String fingerprint =
-          chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), plan.sourceColumns());
+      String fingerprint = chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), reads);
 
       int first = 0;
       RefreshProgress recorded = bookmark.parsedProgress();
@@ -533,7 +554,7 @@ public final class ViewRefresher {
           updates.put(FloeProperties.VIEW_VERSION, view.version());
           updates.put(FloeProperties.REFRESH_ID, id.toString());
           updates.put(FloeProperties.SOURCE_TABLE_UUID, source.uuid().toString());
-          updates.put(FloeProperties.SOURCE_COLUMNS, reads);
+          updates.put(FloeProperties.SOURCE_COLUMNS, reads.format());
           removals = expectedProgress != null ? Set.of(FloeProperties.PROGRESS) : Set.of();
         } else {
           nextProgress = new RefreshProgress(chunkId, fingerprint).toString();
@@ -566,7 +587,7 @@ public final class ViewRefresher {
         summary.put(FloeProperties.ROWS_REPLACED, Long.toString(written.rowsReplaced()));
         if (last) {
           summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
-          summary.put(FloeProperties.SOURCE_COLUMNS, reads);
+          summary.put(FloeProperties.SOURCE_COLUMNS, reads.format());
           summary.putAll(
               EngineMetadata.complete(
                   view.target(),

@@ -2,8 +2,11 @@ package io.floe.topology.view;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -58,6 +61,36 @@ public record SourceColumns(List<Column> columns) {
           new Column(field.name().toLowerCase(Locale.ROOT), field.fieldId(), typeOf(field.type())));
     }
     return new SourceColumns(columns);
+  }
+
+  /**
+   * The identity these columns, by name, have in {@code schema} (another schema of their table), or
+   * null when it lacks one of them.
+   */
+  public SourceColumns resolvedIn(Schema schema) {
+    List<Column> resolved = new ArrayList<>();
+    for (Column column : columns) {
+      Types.NestedField field = schema.caseInsensitiveFindField(column.name());
+      if (field == null) {
+        return null;
+      }
+      resolved.add(new Column(column.name(), field.fieldId(), typeOf(field.type())));
+    }
+    return new SourceColumns(resolved);
+  }
+
+  /**
+   * A short digest of the recorded form: names the identity in a refresh id ({@code
+   * /reads-<digest>}), the same in every JVM and release.
+   */
+  public String digest() {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(format().getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 4);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JRE", e);
+    }
   }
 
   /**
