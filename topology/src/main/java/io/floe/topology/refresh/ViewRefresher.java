@@ -151,7 +151,8 @@ public final class ViewRefresher {
               + ": "
               + e.getMessage());
     }
-    SourceColumns reads = bound.plan().sourceColumns();
+    SourceColumns reads =
+        bound.plan().sourceColumns().withNameMapping(ViewScan.nameMapping(source));
     request = request.withId(readId(request.id(), source, pinned, reads));
     Table target;
     try {
