@@ -7,23 +7,23 @@ import java.util.regex.Pattern;
 /**
  * The deterministic id of a refresh (DESIGN §3.6): a view version bringing its target to one source
  * snapshot, for a user's forced full refresh which request it answers (a later request of the same
- * snapshot is another refresh), and, when the snapshot is read under a schema that gives the view
- * other columns than the snapshot's own schema does, which columns it reads: a schema change
- * creates no snapshot, and the full refresh it causes at the same snapshot is another refresh.
- * Recorded as {@code floe.refresh-id} in every target commit; one formatter ({@link #toString}) and
- * one parser ({@link #parse}).
+ * snapshot is another refresh), and, when it reads again a snapshot the target already reflects as
+ * read otherwise, which source columns it reads: a schema change or a name mapping creates no
+ * snapshot, and the full refresh it causes at the same snapshot is another refresh. Recorded as
+ * {@code floe.refresh-id} in every target commit; one formatter ({@link #toString}) and one parser
+ * ({@link #parse}).
  *
  * <p>Form: {@code <view>@<version>:<source snapshot>}, followed by {@code /full-<n>} for the n-th
  * forced full refresh of the view, then by {@code /reads-<digest>} ({@link
- * io.floe.topology.view.SourceColumns#digest}) for a snapshot read under another schema than its
- * own. View names never contain {@code @ : / #}.
+ * io.floe.topology.view.SourceColumns#digest}) for such a second reading of a snapshot. View names
+ * never contain {@code @ : / #}.
  *
  * @param view the view name
  * @param version the view version
  * @param sourceSnapshotId the source snapshot the refresh brings the target to
  * @param forcedRequest which forced full refresh of the view this is, counting from 1; 0 for none
- * @param reads the digest of the source columns the refresh reads when the snapshot is read under a
- *     schema that resolves them otherwise than its own; null when it is read as its own schema does
+ * @param reads the digest of the source columns the refresh reads when it reads a snapshot the
+ *     target reflects as read otherwise; null for every other refresh
  */
 public record RefreshId(
     String view, String version, long sourceSnapshotId, long forcedRequest, String reads) {
@@ -42,7 +42,7 @@ public record RefreshId(
     }
   }
 
-  /** A refresh that reads its snapshot as the snapshot's own schema does. */
+  /** A refresh that is not a second reading of its snapshot. */
   public RefreshId(String view, String version, long sourceSnapshotId, long forcedRequest) {
     this(view, version, sourceSnapshotId, forcedRequest, null);
   }
@@ -80,8 +80,8 @@ public record RefreshId(
   }
 
   /**
-   * This refresh reading its snapshot under a schema that resolves the view's columns otherwise
-   * than the snapshot's own, to the columns of digest {@code reads}.
+   * This refresh reading its snapshot again, after the target reflected it as read otherwise, to
+   * the source columns of digest {@code reads}.
    */
   public RefreshId readingOtherColumns(String reads) {
     return new RefreshId(

@@ -126,14 +126,14 @@ public final class ViewRefresher {
    */
   public RefreshOutcome refresh(
       RefreshRequest requested, ProgressListener progress, BooleanSupplier cancelled) {
-    RefreshRequest request = requested;
-    CompiledView view = request.view();
+    CompiledView view = requested.view();
     Table source = load(view, view.source());
-    Snapshot pinned = source.snapshot(request.sourceSnapshotId());
-    RefreshPlanner.StalePin stale = RefreshPlanner.checkPin(request, source, pinned);
+    Snapshot pinned = source.snapshot(requested.sourceSnapshotId());
+    RefreshPlanner.StalePin stale = RefreshPlanner.checkPin(requested, source, pinned);
     if (stale != null) {
-      LOG.info("Refresh {} of view {} does not run: {}", request.id(), view.name(), stale.reason());
-      return new Outcomes(request, source, null, null, null)
+      LOG.info(
+          "Refresh {} of view {} does not run: {}", requested.id(), view.name(), stale.reason());
+      return new Outcomes(requested, source, null, null, null)
           .skipped(RefreshOutcome.Status.STALE_PIN, stale.reason());
     }
     Schema schema = readSchema(source, pinned);
@@ -153,20 +153,20 @@ public final class ViewRefresher {
     }
     SourceColumns reads =
         bound.plan().sourceColumns().withNameMapping(ViewScan.nameMapping(source));
-    request = request.withId(readId(request.id(), source, pinned, reads));
     Table target;
     try {
       target = TargetTables.prepare(catalog(view.target().catalog(), view), view, bound.plan());
     } catch (TargetTables.TargetNotOwnedException e) {
       throw new ViewRefreshException(e.getMessage());
     } catch (CommitGuard.SupersededException e) {
-      return superseded(view, new Outcomes(request, source, pinned, bound.plan(), null), e);
+      return superseded(view, new Outcomes(requested, source, pinned, bound.plan(), null), e);
     }
-    Outcomes outcomes = new Outcomes(request, source, pinned, bound.plan(), target);
     BucketedView buckets = BucketedView.of(view);
     for (int attempt = 1; ; attempt++) {
       target.refresh();
       Bookmark bookmark = Bookmark.of(target);
+      RefreshRequest request = requested.withId(readId(requested.id(), bookmark, reads));
+      Outcomes outcomes = new Outcomes(request, source, pinned, bound.plan(), target);
       RefreshPlanner.Plan plan =
           RefreshPlanner.plan(
               request,
@@ -299,18 +299,23 @@ public final class ViewRefresher {
   }
 
   /**
-   * The id of a refresh that reads {@code pinned} as {@link #readSchema} does: the requested one,
-   * or, when that schema resolves the columns the view reads otherwise than the snapshot's own (a
-   * schema change since, which created no snapshot), one that names the columns read, so that the
-   * full refresh such a change causes at the same snapshot is a refresh of its own (DESIGN §3.6). A
-   * run after a crash computes the same id as long as the table's schema has not changed again, and
-   * a later change that the view does not read keeps it.
+   * The id of a refresh that reads the source columns {@code reads}, against the target's {@code
+   * bookmark}: the requested one, or, when the target already reflects the refresh's snapshot but
+   * read otherwise (a schema change or a name mapping set since, neither of which creates a
+   * snapshot), one that names the columns read, so that the full refresh this causes at the same
+   * snapshot is a refresh of its own (DESIGN §3.6). A run after a crash finds its own id recorded
+   * and computes it again; every other refresh keeps the id it is requested under.
    */
-  static RefreshId readId(RefreshId requested, Table table, Snapshot pinned, SourceColumns reads) {
-    SourceColumns own = reads.resolvedIn(SnapshotUtil.schemaFor(table, pinned.snapshotId()));
-    return own != null && own.isSameAs(reads)
-        ? requested
-        : requested.readingOtherColumns(reads.digest());
+  static RefreshId readId(RefreshId requested, Bookmark bookmark, SourceColumns reads) {
+    if (bookmark.sourceSnapshotId() == null
+        || bookmark.sourceSnapshotId() != requested.sourceSnapshotId()) {
+      return requested;
+    }
+    RefreshId reread = requested.readingOtherColumns(reads.digest());
+    SourceColumns recorded = bookmark.parsedSourceColumns();
+    boolean readOtherwise =
+        bookmark.sourceColumns() != null && (recorded == null || !recorded.isSameAs(reads));
+    return readOtherwise || reread.toString().equals(bookmark.refreshId()) ? reread : requested;
   }
 
   private static String metadataLocation(Table table) {
