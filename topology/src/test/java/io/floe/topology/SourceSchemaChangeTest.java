@@ -26,8 +26,11 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -313,6 +316,39 @@ class SourceSchemaChangeTest {
     assertCurrent(TRADES, "ohlcv_1m", OHLCV);
 
     // And nothing more is reported when the table is announced again
+    floe.announce(TRADES);
+    floe.idle(Duration.ofSeconds(1));
+    assertThat(floe.events()).isEmpty();
+  }
+
+  @Test
+  void shouldRefreshFullyOnACommitNoticeWhenTheNameMappingChangedWithoutASnapshot() {
+    // Given a view over trades, refreshed
+    Table trades = floe.lake.createTrades("market", "trades");
+    floe.lake.append(
+        trades, List.of(floe.lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 3L, "B")));
+    floe.define("ohlcv_1m", OHLCV);
+    String first = refreshAfterNotice(TRADES).get(0).getRefreshId();
+
+    // When the table is given a name mapping, which creates no snapshot, and a notice names its
+    // new metadata file
+    trades()
+        .updateProperties()
+        .set(
+            TableProperties.DEFAULT_NAME_MAPPING,
+            NameMappingParser.toJson(MappingUtil.create(trades().schema())))
+        .commit();
+    floe.commits.pipeInput(TRADES, watcherNotice(TRADES, trades()));
+    floe.idle(Duration.ofSeconds(1));
+
+    // Then the view was refreshed whole at the same snapshot, under an id of its own, saying why
+    List<RefreshEvent> events = floe.events();
+    assertThat(events).extracting(RefreshEvent::getMode).containsExactly(RefreshMode.FULL);
+    assertThat(events.get(0).getReason()).contains("name mapping");
+    assertThat(events.get(0).getRefreshId()).startsWith(first + "/reads-");
+    assertCurrent(TRADES, "ohlcv_1m", OHLCV);
+
+    // And a second notice of the same change refreshes nothing again
     floe.announce(TRADES);
     floe.idle(Duration.ofSeconds(1));
     assertThat(floe.events()).isEmpty();
