@@ -10,6 +10,7 @@ import io.floe.testing.workload.TradeViews;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.refresh.RefreshHooks;
+import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.view.TableName;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,12 +20,17 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.StreamSupport;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,10 +70,19 @@ class SourceSchemaChangeTest {
   @TempDir Path dir;
   private TopologyHarness floe;
   private long nextId = 1;
+  // Where a test stops a refresh, as a crash would.
+  private RefreshHooks crash = RefreshHooks.NONE;
 
   @BeforeEach
   void setUp() throws Exception {
-    floe = new TopologyHarness(dir, Runnable::run, Runnable::run, RefreshHooks.NONE);
+    RefreshHooks hooks =
+        new RefreshHooks() {
+          @Override
+          public void committed(String view, String chunkId) {
+            crash.committed(view, chunkId);
+          }
+        };
+    floe = new TopologyHarness(dir, Runnable::run, Runnable::run, hooks);
   }
 
   @AfterEach
@@ -236,6 +251,110 @@ class SourceSchemaChangeTest {
   }
 
   @Test
+  void shouldGiveAFullRefreshAfterASchemaOnlyChangeARefreshIdOfItsOwn() {
+    // Given a view over trades, refreshed
+    Table trades = floe.lake.createTrades("market", "trades");
+    floe.lake.append(
+        trades, List.of(floe.lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 3L, "B")));
+    floe.define("ohlcv_1m", OHLCV);
+    String first = refreshAfterNotice(TRADES).get(0).getRefreshId();
+    long snapshot = trades().currentSnapshot().snapshotId();
+
+    // When quantity is dropped and added again, which creates no snapshot, and the table announced
+    trades().updateSchema().deleteColumn("quantity").commit();
+    trades().updateSchema().addColumn("quantity", Types.LongType.get()).commit();
+    floe.commits.pipeInput(TRADES, watcherNotice(TRADES, trades()));
+    floe.idle(Duration.ofSeconds(1));
+
+    // Then the full refresh at the same snapshot is another refresh, under an id of its own that
+    // names the snapshot, and the target records that id
+    List<RefreshEvent> events = floe.events();
+    assertThat(events).extracting(RefreshEvent::getMode).containsExactly(RefreshMode.FULL);
+    String second = events.get(0).getRefreshId();
+    assertThat(second).isNotEqualTo(first).startsWith(first + "/reads-");
+    assertThat(RefreshId.parse(second).sourceSnapshotId()).isEqualTo(snapshot);
+    assertThat(floe.target("ohlcv_1m").properties())
+        .containsEntry(FloeProperties.REFRESH_ID, second);
+    assertCurrent(TRADES, "ohlcv_1m", OHLCV);
+  }
+
+  @Test
+  void shouldReportASchemaOnlyFullRefreshOnceWhenItIsReplayedAfterACrash() {
+    // Given a view over trades, refreshed
+    Table trades = floe.lake.createTrades("market", "trades");
+    floe.lake.append(
+        trades, List.of(floe.lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 3L, "B")));
+    floe.define("ohlcv_1m", OHLCV);
+    String first = refreshAfterNotice(TRADES).get(0).getRefreshId();
+
+    // When quantity is dropped and added again, and the refresh that follows stops right after its
+    // target commit, before it is reported, then runs again
+    trades().updateSchema().deleteColumn("quantity").commit();
+    trades().updateSchema().addColumn("quantity", Types.LongType.get()).commit();
+    AtomicInteger crashes = new AtomicInteger();
+    crash =
+        new RefreshHooks() {
+          @Override
+          public void committed(String view, String chunkId) {
+            if (crashes.getAndIncrement() == 0) {
+              throw new IllegalStateException("crash after the target commit");
+            }
+          }
+        };
+    floe.commits.pipeInput(TRADES, watcherNotice(TRADES, trades()));
+    floe.idle(Duration.ofSeconds(5));
+
+    // Then the full refresh is reported once, under its own id, and applied to the target once
+    List<RefreshEvent> reported =
+        floe.events().stream().filter(e -> e.getMode() != RefreshMode.FAILED).toList();
+    assertThat(crashes).hasValue(1);
+    assertThat(reported).extracting(RefreshEvent::getMode).containsExactly(RefreshMode.FULL);
+    String second = reported.get(0).getRefreshId();
+    assertThat(second).isNotEqualTo(first);
+    assertThat(commitsOf(floe.target("ohlcv_1m"), second)).isEqualTo(1);
+    assertThat(commitsOf(floe.target("ohlcv_1m"), first)).isEqualTo(1);
+    assertCurrent(TRADES, "ohlcv_1m", OHLCV);
+
+    // And nothing more is reported when the table is announced again
+    floe.announce(TRADES);
+    floe.idle(Duration.ofSeconds(1));
+    assertThat(floe.events()).isEmpty();
+  }
+
+  @Test
+  void shouldRefreshFullyOnACommitNoticeWhenTheNameMappingChangedWithoutASnapshot() {
+    // Given a view over trades, refreshed
+    Table trades = floe.lake.createTrades("market", "trades");
+    floe.lake.append(
+        trades, List.of(floe.lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 3L, "B")));
+    floe.define("ohlcv_1m", OHLCV);
+    String first = refreshAfterNotice(TRADES).get(0).getRefreshId();
+
+    // When the table is given a name mapping, which creates no snapshot, and a notice names its
+    // new metadata file
+    trades()
+        .updateProperties()
+        .set(
+            TableProperties.DEFAULT_NAME_MAPPING,
+            NameMappingParser.toJson(MappingUtil.create(trades().schema())))
+        .commit();
+    floe.commits.pipeInput(TRADES, watcherNotice(TRADES, trades()));
+    floe.idle(Duration.ofSeconds(1));
+
+    // Then the view was refreshed whole at the same snapshot, under an id of its own, saying why
+    List<RefreshEvent> events = floe.events();
+    assertThat(events).extracting(RefreshEvent::getMode).containsExactly(RefreshMode.FULL);
+    assertThat(events.get(0).getReason()).contains("name mapping");
+    assertThat(events.get(0).getRefreshId()).startsWith(first + "/reads-");
+    assertCurrent(TRADES, "ohlcv_1m", OHLCV);
+
+    // And a second notice of the same change refreshes nothing again
+    floe.announce(TRADES);
+    floe.idle(Duration.ofSeconds(1));
+    assertThat(floe.events()).isEmpty();
+  }
+
+  @Test
   void shouldNotRefreshOnACommitNoticeWhenTheSchemaChangedOnlyInWhatTheViewDoesNotRead() {
     // Given a view over trades, refreshed
     Table trades = floe.lake.createTrades("market", "trades");
@@ -296,6 +415,13 @@ class SourceSchemaChangeTest {
         .containsEntry(
             FloeProperties.SOURCE_COLUMNS,
             "price=4:double quantity=5:long symbol=2:string ts=3:timestamptz");
+  }
+
+  /** How many of the target's snapshots a refresh committed. */
+  private static long commitsOf(Table target, String refreshId) {
+    return StreamSupport.stream(target.snapshots().spliterator(), false)
+        .filter(s -> refreshId.equals(s.summary().get(FloeProperties.REFRESH_ID)))
+        .count();
   }
 
   private List<RefreshEvent> refreshAfterNotice(String table) {

@@ -28,6 +28,7 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -95,10 +96,15 @@ public final class ResolveSnapshotsProcessor
   /** What a walk found. */
   sealed interface Resolved {
     /**
-     * The table's new snapshots as events, whether it shows the commit a notice awaited, and its
-     * current schema id.
+     * The table's new snapshots as events, whether it shows the commit a notice awaited, its
+     * current schema id and a hash of its name mapping ({@link #nameMappingOf}).
      */
-    record Walked(List<SnapshotEvent> events, SnapshotWalk walk, boolean showsAwaited, int schemaId)
+    record Walked(
+        List<SnapshotEvent> events,
+        SnapshotWalk walk,
+        boolean showsAwaited,
+        int schemaId,
+        String nameMapping)
         implements Resolved {}
 
     /** The table does not exist. */
@@ -247,7 +253,11 @@ public final class ResolveSnapshotsProcessor
                   flagged ? walk.brokenReason() : null));
         }
         return new Resolved.Walked(
-            events, walk, shows(table, cursor.awaited()), table.schema().schemaId());
+            events,
+            walk,
+            shows(table, cursor.awaited()),
+            table.schema().schemaId(),
+            nameMappingOf(table));
       } catch (NoSuchTableException e) {
         return new Resolved.Missing();
       } catch (RuntimeException e) {
@@ -308,15 +318,13 @@ public final class ResolveSnapshotsProcessor
           walk.currentSnapshotId());
     }
     Long last = walk.currentSnapshotId() != null ? walk.currentSnapshotId() : cursor.snapshotId();
-    if (walked.events().isEmpty()
-        && walk.currentSnapshotId() != null
-        && walk.tableUuid().equals(cursor.tableUuid())
-        && cursor.schemaId() != null
-        && cursor.schemaId() != walked.schemaId()) {
-      // A schema change creates no snapshot, and no change event would reach the views: each is
-      // asked to refresh, and its refresh recomputes every bucket if the change touches what it
-      // reads (RefreshPlanner compares field ids and types), or finds the target current.
-      String reason =
+    boolean sameHistory =
+        walked.events().isEmpty()
+            && walk.currentSnapshotId() != null
+            && walk.tableUuid().equals(cursor.tableUuid());
+    String reason = null;
+    if (sameHistory && cursor.schemaId() != null && cursor.schemaId() != walked.schemaId()) {
+      reason =
           "source table "
               + key
               + " changed its schema (schema "
@@ -324,10 +332,21 @@ public final class ResolveSnapshotsProcessor
               + " -> "
               + walked.schemaId()
               + ")";
+    } else if (sameHistory
+        && cursor.nameMapping() != null
+        && !cursor.nameMapping().equals(walked.nameMapping())) {
+      reason = "source table " + key + " changed its name mapping (schema.name-mapping.default)";
+    }
+    if (reason != null) {
+      // A schema change or a new name mapping creates no snapshot, and no change event would
+      // reach the views: each is asked to refresh, and its refresh recomputes every bucket if the
+      // change touches what it reads (RefreshPlanner compares the source columns' identity), or
+      // finds the target current.
       LOG.info("Table {}: {}; views on it check what they read", key, reason);
       askToRefresh(views.readingTable(TableName.parse(key)), reason);
     }
-    TableCursor moved = TableCursor.at(walk.tableUuid(), last, walked.schemaId());
+    TableCursor moved =
+        TableCursor.at(walk.tableUuid(), last, walked.schemaId(), walked.nameMapping());
     TableCursor.Awaited awaited = cursor.awaited();
     if (awaited != null && !walked.showsAwaited() && walked.events().isEmpty()) {
       if (now < awaited.until()) {
@@ -372,6 +391,15 @@ public final class ResolveSnapshotsProcessor
       askToRefresh(reading, "source table " + key + " does not exist");
     }
     cursors.put(key, cursor.gone());
+  }
+
+  /**
+   * A hash of the table's name mapping as recorded, empty when it has none: only a hint that it
+   * changed, for the views decide by the columns they read.
+   */
+  private static String nameMappingOf(Table table) {
+    String json = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
+    return json == null ? "" : Integer.toHexString(json.hashCode());
   }
 
   /** Asks each of {@code reading} to refresh now, for {@code reason}. */

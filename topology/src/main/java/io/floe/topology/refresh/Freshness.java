@@ -1,5 +1,7 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.refresh.eval.ViewScan;
+import io.floe.topology.view.SourceColumns;
 import java.util.Optional;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
@@ -8,8 +10,10 @@ import org.apache.iceberg.util.SnapshotUtil;
 
 /**
  * Whether a view's target is current, told from the tables alone (DESIGN §3.6): its bookmark names
- * the source's newest data-changing snapshot, no chunked refresh is half done, and it was computed
- * by the view's current definition.
+ * the source's newest data-changing snapshot, no chunked refresh is half done, it was computed by
+ * the view's current definition, and the source's current schema and name mapping give the view the
+ * columns it was computed from ({@code floe.source-columns}, when recorded): a schema change
+ * creates no snapshot, and a target waiting for the full refresh it causes is not current.
  */
 public final class Freshness {
 
@@ -36,6 +40,20 @@ public final class Freshness {
         && String.valueOf(latest.get().snapshotId())
             .equals(target.properties().get(FloeProperties.SOURCE_SNAPSHOT_ID))
         && target.properties().get(FloeProperties.PROGRESS) == null
-        && viewVersion.equals(target.properties().get(FloeProperties.VIEW_VERSION));
+        && viewVersion.equals(target.properties().get(FloeProperties.VIEW_VERSION))
+        && readsAsRecorded(Bookmark.of(target), source);
+  }
+
+  /**
+   * Whether the source, as it is now, gives the view the columns the bookmark records (true when it
+   * records none: a target of an earlier release), as {@link RefreshPlanner} compares them.
+   */
+  private static boolean readsAsRecorded(Bookmark bookmark, Table source) {
+    if (bookmark.sourceColumns() == null) {
+      return true;
+    }
+    SourceColumns recorded = bookmark.parsedSourceColumns();
+    SourceColumns now = recorded == null ? null : recorded.resolvedIn(source.schema());
+    return now != null && now.withNameMapping(ViewScan.nameMapping(source)).isSameAs(recorded);
   }
 }

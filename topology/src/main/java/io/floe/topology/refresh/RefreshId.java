@@ -6,22 +6,30 @@ import java.util.regex.Pattern;
 
 /**
  * The deterministic id of a refresh (DESIGN §3.6): a view version bringing its target to one source
- * snapshot, and, for a user's forced full refresh, which request it answers (a later request of the
- * same snapshot is another refresh). Recorded as {@code floe.refresh-id} in every target commit;
- * one formatter ({@link #toString}) and one parser ({@link #parse}).
+ * snapshot, for a user's forced full refresh which request it answers (a later request of the same
+ * snapshot is another refresh), and, when it reads again a snapshot the target already reflects as
+ * read otherwise, which source columns it reads: a schema change or a name mapping creates no
+ * snapshot, and the full refresh it causes at the same snapshot is another refresh. Recorded as
+ * {@code floe.refresh-id} in every target commit; one formatter ({@link #toString}) and one parser
+ * ({@link #parse}).
  *
  * <p>Form: {@code <view>@<version>:<source snapshot>}, followed by {@code /full-<n>} for the n-th
- * forced full refresh of the view. View names never contain {@code @ : / #}.
+ * forced full refresh of the view, then by {@code /reads-<digest>} ({@link
+ * io.floe.topology.view.SourceColumns#digest}) for such a second reading of a snapshot. View names
+ * never contain {@code @ : / #}.
  *
  * @param view the view name
  * @param version the view version
  * @param sourceSnapshotId the source snapshot the refresh brings the target to
  * @param forcedRequest which forced full refresh of the view this is, counting from 1; 0 for none
+ * @param reads the digest of the source columns the refresh reads when it reads a snapshot the
+ *     target reflects as read otherwise; null for every other refresh
  */
-public record RefreshId(String view, String version, long sourceSnapshotId, long forcedRequest) {
+public record RefreshId(
+    String view, String version, long sourceSnapshotId, long forcedRequest, String reads) {
 
   private static final Pattern FORM =
-      Pattern.compile("([^@:/#]+)@([^@:/#]+):(-?\\d+)(?:/full[-@](\\d+))?");
+      Pattern.compile("([^@:/#]+)@([^@:/#]+):(-?\\d+)(?:/full[-@](\\d+))?(?:/reads-([0-9a-f]+))?");
 
   public RefreshId {
     Objects.requireNonNull(view, "view");
@@ -29,6 +37,14 @@ public record RefreshId(String view, String version, long sourceSnapshotId, long
     if (forcedRequest < 0) {
       throw new IllegalArgumentException("forcedRequest must not be negative");
     }
+    if (reads != null && !reads.matches("[0-9a-f]+")) {
+      throw new IllegalArgumentException("reads must be a lower-case hex digest: '" + reads + "'");
+    }
+  }
+
+  /** A refresh that is not a second reading of its snapshot. */
+  public RefreshId(String view, String version, long sourceSnapshotId, long forcedRequest) {
+    this(view, version, sourceSnapshotId, forcedRequest, null);
   }
 
   /** The refresh of a view version to a source snapshot. */
@@ -59,7 +75,17 @@ public record RefreshId(String view, String version, long sourceSnapshotId, long
         m.group(1),
         m.group(2),
         Long.parseLong(m.group(3)),
-        m.group(4) == null ? 0 : Long.parseLong(m.group(4)));
+        m.group(4) == null ? 0 : Long.parseLong(m.group(4)),
+        m.group(5));
+  }
+
+  /**
+   * This refresh reading its snapshot again, after the target reflected it as read otherwise, to
+   * the source columns of digest {@code reads}.
+   */
+  public RefreshId readingOtherColumns(String reads) {
+    return new RefreshId(
+        view, version, sourceSnapshotId, forcedRequest, Objects.requireNonNull(reads, "reads"));
   }
 
   /** True for a user's forced full refresh. */
@@ -70,6 +96,7 @@ public record RefreshId(String view, String version, long sourceSnapshotId, long
   @Override
   public String toString() {
     String id = view + "@" + version + ":" + sourceSnapshotId;
-    return isForced() ? id + "/full-" + forcedRequest : id;
+    id = isForced() ? id + "/full-" + forcedRequest : id;
+    return reads == null ? id : id + "/reads-" + reads;
   }
 }

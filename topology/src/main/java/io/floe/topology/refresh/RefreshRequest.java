@@ -56,6 +56,15 @@ public record RefreshRequest(
         new Changes(dirty));
   }
 
+  /** This refresh under the id {@code other}, of the same source snapshot. */
+  RefreshRequest withId(RefreshId other) {
+    if (other.sourceSnapshotId() != id.sourceSnapshotId()) {
+      throw new IllegalArgumentException(
+          other + " is not a refresh of the snapshot " + id + " reads");
+    }
+    return new RefreshRequest(view, other, sourceTableUuid, watermark, scope);
+  }
+
   /** The source snapshot the refresh reads. */
   public long sourceSnapshotId() {
     return id.sourceSnapshotId();

@@ -8,6 +8,7 @@ import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.SourceColumns;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
 import java.util.HashMap;
@@ -124,14 +125,15 @@ public final class ViewRefresher {
    * @throws RuntimeException for transient failures (I/O, commit conflicts), which a retry may cure
    */
   public RefreshOutcome refresh(
-      RefreshRequest request, ProgressListener progress, BooleanSupplier cancelled) {
-    CompiledView view = request.view();
+      RefreshRequest requested, ProgressListener progress, BooleanSupplier cancelled) {
+    CompiledView view = requested.view();
     Table source = load(view, view.source());
-    Snapshot pinned = source.snapshot(request.sourceSnapshotId());
-    RefreshPlanner.StalePin stale = RefreshPlanner.checkPin(request, source, pinned);
+    Snapshot pinned = source.snapshot(requested.sourceSnapshotId());
+    RefreshPlanner.StalePin stale = RefreshPlanner.checkPin(requested, source, pinned);
     if (stale != null) {
-      LOG.info("Refresh {} of view {} does not run: {}", request.id(), view.name(), stale.reason());
-      return new Outcomes(request, source, null, null, null)
+      LOG.info(
+          "Refresh {} of view {} does not run: {}", requested.id(), view.name(), stale.reason());
+      return new Outcomes(requested, source, null, null, null)
           .skipped(RefreshOutcome.Status.STALE_PIN, stale.reason());
     }
     Schema schema = readSchema(source, pinned);
@@ -149,26 +151,29 @@ public final class ViewRefresher {
               + ": "
               + e.getMessage());
     }
+    SourceColumns reads =
+        bound.plan().sourceColumns().withNameMapping(ViewScan.nameMapping(source));
     Table target;
     try {
       target = TargetTables.prepare(catalog(view.target().catalog(), view), view, bound.plan());
     } catch (TargetTables.TargetNotOwnedException e) {
       throw new ViewRefreshException(e.getMessage());
     } catch (CommitGuard.SupersededException e) {
-      return superseded(view, new Outcomes(request, source, pinned, bound.plan(), null), e);
+      return superseded(view, new Outcomes(requested, source, pinned, bound.plan(), null), e);
     }
-    Outcomes outcomes = new Outcomes(request, source, pinned, bound.plan(), target);
     BucketedView buckets = BucketedView.of(view);
     for (int attempt = 1; ; attempt++) {
       target.refresh();
       Bookmark bookmark = Bookmark.of(target);
+      RefreshRequest request = requested.withId(readId(requested.id(), bookmark, reads));
+      Outcomes outcomes = new Outcomes(request, source, pinned, bound.plan(), target);
       RefreshPlanner.Plan plan =
           RefreshPlanner.plan(
               request,
               source,
               pinned,
               bookmark,
-              bound.plan().sourceColumns(),
+              reads,
               buckets,
               evaluator.decomposition().isPresent());
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
@@ -189,6 +194,7 @@ public final class ViewRefresher {
               pinned,
               schema,
               bound.plan(),
+              reads,
               evaluator,
               target,
               progress,
@@ -290,6 +296,26 @@ public final class ViewRefresher {
     return current != null && current.snapshotId() == pinned.snapshotId()
         ? SnapshotUtil.schemaFor(table, SnapshotRef.MAIN_BRANCH)
         : SnapshotUtil.schemaFor(table, pinned.snapshotId());
+  }
+
+  /**
+   * The id of a refresh that reads the source columns {@code reads}, against the target's {@code
+   * bookmark}: the requested one, or, when the target already reflects the refresh's snapshot but
+   * read otherwise (a schema change or a name mapping set since, neither of which creates a
+   * snapshot), one that names the columns read, so that the full refresh this causes at the same
+   * snapshot is a refresh of its own (DESIGN §3.6). A run after a crash finds its own id recorded
+   * and computes it again; every other refresh keeps the id it is requested under.
+   */
+  static RefreshId readId(RefreshId requested, Bookmark bookmark, SourceColumns reads) {
+    if (bookmark.sourceSnapshotId() == null
+        || bookmark.sourceSnapshotId() != requested.sourceSnapshotId()) {
+      return requested;
+    }
+    RefreshId reread = requested.readingOtherColumns(reads.digest());
+    SourceColumns recorded = bookmark.parsedSourceColumns();
+    boolean readOtherwise =
+        bookmark.sourceColumns() != null && (recorded == null || !recorded.isSameAs(reads));
+    return readOtherwise || reread.toString().equals(bookmark.refreshId()) ? reread : requested;
   }
 
   private static String metadataLocation(Table table) {
@@ -418,6 +444,7 @@ public final class ViewRefresher {
     private final Snapshot snapshot;
     private final Schema schema;
     private final ViewPlan plan;
+    private final SourceColumns reads;
     private final Table target;
     private final ProgressListener progress;
     private final BooleanSupplier cancelled;
@@ -439,6 +466,7 @@ public final class ViewRefresher {
         Snapshot snapshot,
         Schema schema,
         ViewPlan plan,
+        SourceColumns reads,
         CompiledQuery query,
         Table target,
         ProgressListener progress,
@@ -450,6 +478,7 @@ public final class ViewRefresher {
       this.snapshot = snapshot;
       this.schema = schema;
       this.plan = plan;
+      this.reads = reads;
       this.target = target;
       this.progress = progress;
       this.cancelled = cancelled;
@@ -485,9 +514,7 @@ public final class ViewRefresher {
               view.refresh().chunkRows().orElse(ChunkPlan.DEFAULT_CHUNK_ROWS),
               view.refresh().chunkBuckets());
       List<ChunkPlan.Chunk> chunks = chunkPlan.chunks();
-      String reads = plan.sourceColumns().format();
-      String fingerprint =
-          chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), plan.sourceColumns());
+      String fingerprint = chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), reads);
 
       int first = 0;
       RefreshProgress recorded = bookmark.parsedProgress();
@@ -533,7 +560,7 @@ public final class ViewRefresher {
           updates.put(FloeProperties.VIEW_VERSION, view.version());
           updates.put(FloeProperties.REFRESH_ID, id.toString());
           updates.put(FloeProperties.SOURCE_TABLE_UUID, source.uuid().toString());
-          updates.put(FloeProperties.SOURCE_COLUMNS, reads);
+          updates.put(FloeProperties.SOURCE_COLUMNS, reads.format());
           removals = expectedProgress != null ? Set.of(FloeProperties.PROGRESS) : Set.of();
         } else {
           nextProgress = new RefreshProgress(chunkId, fingerprint).toString();
@@ -566,7 +593,7 @@ public final class ViewRefresher {
         summary.put(FloeProperties.ROWS_REPLACED, Long.toString(written.rowsReplaced()));
         if (last) {
           summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
-          summary.put(FloeProperties.SOURCE_COLUMNS, reads);
+          summary.put(FloeProperties.SOURCE_COLUMNS, reads.format());
           summary.putAll(
               EngineMetadata.complete(
                   view.target(),

@@ -16,6 +16,9 @@ package io.floe.topology.store;
  * @param missing whether the table was found dropped; the views on it were told once
  * @param schemaId the table's current schema id when last walked, or null (cursors of earlier
  *     releases): a schema change creates no snapshot, so a walk that finds none compares it
+ * @param nameMapping a hash of the table's name mapping ({@code schema.name-mapping.default}) when
+ *     last walked, empty for none, or null (cursors of earlier releases): setting or changing it
+ *     creates no snapshot either, and changes what files without field ids read
  */
 public record TableCursor(
     String tableUuid,
@@ -25,7 +28,8 @@ public record TableCursor(
     String lastError,
     Awaited awaited,
     boolean missing,
-    Integer schemaId) {
+    Integer schemaId,
+    String nameMapping) {
 
   /**
    * A commit a notice named, awaited until {@code until} (epoch millis).
@@ -37,12 +41,17 @@ public record TableCursor(
 
   /** A table never walked. */
   public static TableCursor unwalked() {
-    return new TableCursor(null, null, false, null, null, null, false, null);
+    return new TableCursor(null, null, false, null, null, null, false, null, null);
   }
 
-  /** A cursor at {@code snapshotId} and schema {@code schemaId} with nothing owed. */
-  public static TableCursor at(String tableUuid, Long snapshotId, Integer schemaId) {
-    return new TableCursor(tableUuid, snapshotId, false, null, null, null, false, schemaId);
+  /**
+   * A cursor at {@code snapshotId}, schema {@code schemaId} and name mapping {@code nameMapping}
+   * with nothing owed.
+   */
+  public static TableCursor at(
+      String tableUuid, Long snapshotId, Integer schemaId, String nameMapping) {
+    return new TableCursor(
+        tableUuid, snapshotId, false, null, null, null, false, schemaId, nameMapping);
   }
 
   /** A walk is owed; {@code named} (or null) is the commit the notice named. */
@@ -55,21 +64,25 @@ public record TableCursor(
         lastError,
         named == null ? awaited : named,
         missing,
-        schemaId);
+        schemaId,
+        nameMapping);
   }
 
   /** The walk failed; it is retried at {@code at}. */
   public TableCursor failed(long at, String error) {
-    return new TableCursor(tableUuid, snapshotId, true, at, error, awaited, missing, schemaId);
+    return new TableCursor(
+        tableUuid, snapshotId, true, at, error, awaited, missing, schemaId, nameMapping);
   }
 
   /** Still waiting for the awaited commit: read the table again at {@code at}. */
   public TableCursor awaitingAgainAt(long at) {
-    return new TableCursor(tableUuid, snapshotId, true, at, null, awaited, missing, schemaId);
+    return new TableCursor(
+        tableUuid, snapshotId, true, at, null, awaited, missing, schemaId, nameMapping);
   }
 
   /** The table was found dropped. */
   public TableCursor gone() {
-    return new TableCursor(tableUuid, snapshotId, false, null, null, null, true, schemaId);
+    return new TableCursor(
+        tableUuid, snapshotId, false, null, null, null, true, schemaId, nameMapping);
   }
 }

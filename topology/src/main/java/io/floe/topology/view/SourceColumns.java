@@ -2,14 +2,20 @@ package io.floe.topology.view;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.mapping.MappedField;
+import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -22,14 +28,24 @@ import org.apache.iceberg.types.Types;
  * and type changes no value. Two schemas give a view the same rows when they give it the same
  * identity.
  *
+ * <p>Files written without field ids (Iceberg's {@code migrate}, {@code add_files}) are read through
+ * the table's name mapping ({@code schema.name-mapping.default}), which creates no snapshot when it
+ * is set or changed: the part of it that maps the columns read is part of the identity too.
+ *
  * <p>Recorded with the bookmark as {@code <name>=<id>:<type>} entries ordered by name and separated
  * by spaces, names lower-cased (characters other than letters, digits and {@code _$.-}
- * percent-encoded), types without spaces and nested ones with the ids of their fields: {@code
- * price=4:decimal(9,2) tags=7:list<8:string> ts=3:timestamptz}.
+ * percent-encoded), types without spaces and nested ones with the ids of their fields, then, when
+ * the table has a name mapping, {@code @name-mapping=<digest>} (no encoded name starts with
+ * {@code @}): {@code price=4:decimal(9,2) tags=7:list<8:string> ts=3:timestamptz
+ * @name-mapping=1a2b3c4d}.
  *
  * @param columns the columns, ordered by name
+ * @param nameMapping a digest of how the table's name mapping maps these columns, or null when the
+ *     table has none
  */
-public record SourceColumns(List<Column> columns) {
+public record SourceColumns(List<Column> columns, String nameMapping) {
+
+  private static final String NAME_MAPPING = "@name-mapping=";
 
   /**
    * One column a view reads.
@@ -42,6 +58,28 @@ public record SourceColumns(List<Column> columns) {
 
   public SourceColumns {
     columns = columns.stream().sorted(Comparator.comparing(Column::name)).toList();
+  }
+
+  /** Columns of a table without a name mapping. */
+  public SourceColumns(List<Column> columns) {
+    this(columns, null);
+  }
+
+  /**
+   * These columns read through {@code mapping}, the table's name mapping (null for none): what a
+   * file without field ids gives each of them.
+   */
+  public SourceColumns withNameMapping(NameMapping mapping) {
+    if (mapping == null) {
+      return new SourceColumns(columns, null);
+    }
+    StringBuilder mapped = new StringBuilder();
+    for (Column column : columns) {
+      mapped.append(column.fieldId()).append('=');
+      append(mapped, mapping.find(column.fieldId()));
+      mapped.append(' ');
+    }
+    return new SourceColumns(columns, digest(mapped.toString()));
   }
 
   /**
@@ -61,14 +99,43 @@ public record SourceColumns(List<Column> columns) {
   }
 
   /**
+   * The identity these columns, by name, have in {@code schema} (another schema of their table), or
+   * null when it lacks one of them.
+   */
+  public SourceColumns resolvedIn(Schema schema) {
+    List<Column> resolved = new ArrayList<>();
+    for (Column column : columns) {
+      Types.NestedField field = schema.caseInsensitiveFindField(column.name());
+      if (field == null) {
+        return null;
+      }
+      resolved.add(new Column(column.name(), field.fieldId(), typeOf(field.type())));
+    }
+    return new SourceColumns(resolved, nameMapping);
+  }
+
+  /**
+   * A short digest of the recorded form: names the identity in a refresh id ({@code
+   * /reads-<digest>}), the same in every JVM and release.
+   */
+  public String digest() {
+    return digest(format());
+  }
+
+  /**
    * Parses {@link #format}'s form.
    *
    * @throws IllegalArgumentException when {@code text} is not of that form
    */
   public static SourceColumns parse(String text) {
     List<Column> columns = new ArrayList<>();
+    String mapping = null;
     for (String pair : text.trim().split(" +")) {
       if (pair.isEmpty()) {
+        continue;
+      }
+      if (pair.startsWith(NAME_MAPPING)) {
+        mapping = pair.substring(NAME_MAPPING.length());
         continue;
       }
       int equals = pair.indexOf('=');
@@ -83,14 +150,19 @@ public record SourceColumns(List<Column> columns) {
         throw new IllegalArgumentException("Not a source column identity: '" + text + "'", e);
       }
     }
-    return new SourceColumns(columns);
+    return new SourceColumns(columns, mapping);
   }
 
-  /** The recorded form: {@code <name>=<id>:<type>} entries ordered by name. */
+  /**
+   * The recorded form: {@code <name>=<id>:<type>} entries ordered by name, then the name mapping's
+   * entry if any.
+   */
   public String format() {
-    return columns.stream()
-        .map(c -> encode(c.name()) + "=" + c.fieldId() + ":" + c.type())
-        .collect(Collectors.joining(" "));
+    String formatted =
+        columns.stream()
+            .map(c -> encode(c.name()) + "=" + c.fieldId() + ":" + c.type())
+            .collect(Collectors.joining(" "));
+    return nameMapping == null ? formatted : formatted + " " + NAME_MAPPING + nameMapping;
   }
 
   /** True when each name resolves to the same field id with the same type in both. */
@@ -142,10 +214,51 @@ public record SourceColumns(List<Column> columns) {
                 + column.type());
       }
     }
+    boolean schemaChanged = !changes.isEmpty();
+    if (!Objects.equals(nameMapping, recorded.nameMapping)) {
+      changes.add(
+          "the name mapping (schema.name-mapping.default) through which files without field ids"
+              + " are read "
+              + (recorded.nameMapping == null
+                  ? "was set"
+                  : nameMapping == null ? "was removed" : "changed for the columns it reads"));
+    }
     if (changes.isEmpty()) {
       changes.add("its columns were " + recorded.format() + ", now " + format());
     }
-    return "the source schema changed what the view reads: " + String.join("; ", changes);
+    return (schemaChanged || Objects.equals(nameMapping, recorded.nameMapping)
+            ? "the source schema changed what the view reads: "
+            : "the source table changed what the view reads: ")
+        + String.join("; ", changes);
+  }
+
+  /** A field's mapping, its names sorted: the same whatever order a writer listed them in. */
+  private static void append(StringBuilder out, MappedField field) {
+    if (field == null) {
+      out.append('-');
+      return;
+    }
+    out.append(field.names().stream().sorted().map(SourceColumns::encode).toList());
+    if (field.nestedMapping() != null) {
+      out.append('{');
+      for (MappedField nested : field.nestedMapping().fields()) {
+        out.append(nested.id()).append('=');
+        append(out, nested);
+        out.append(' ');
+      }
+      out.append('}');
+    }
+  }
+
+  /** The first 32 bits of the SHA-256 of {@code text}, in hex. */
+  private static String digest(String text) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 4);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JRE", e);
+    }
   }
 
   private static String encode(String name) {

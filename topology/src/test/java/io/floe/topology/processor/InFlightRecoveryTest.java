@@ -130,7 +130,7 @@ class InFlightRecoveryTest {
         .satisfies(
             f -> assertThat(((SnapshotEvent) f.record().value()).getSnapshotId()).isEqualTo(s1));
     assertThat(cursors.get("lake.market.trades"))
-        .isEqualTo(TableCursor.at(trades.uuid().toString(), s1, trades.schema().schemaId()));
+        .isEqualTo(TableCursor.at(trades.uuid().toString(), s1, trades.schema().schemaId(), ""));
     // The abandoned walk, should it finish late, is never applied.
     held.runAll();
     tick(first);

@@ -225,6 +225,107 @@ class NameMappingRefreshTest {
         .containsExactly(List.of("A", 10.0, 0.5, 1L), List.of("B", 20.0, 1.0, 1L));
   }
 
+  @Test
+  void shouldRecomputeEveryBucketWhenTheTableGetsANameMappingAfterTheFirstRefresh()
+      throws Exception {
+    // Given a table without a name mapping holding a file without field ids whose fee and price
+    // are in each other's place, refreshed: the file is read by position, fee as price
+    long s1 =
+        addFile(swapped(), null, List.of(row("A", 1, 10.0, 0.5, 1), row("A", 2, 11.0, 0.25, 1)));
+    CompiledView view = compile("prices", PRICES);
+    catchUp(view, s1, null);
+    assertThat(onlyRow(target("prices")).getField("price")).isEqualTo(0.75);
+
+    // When the table is given a name mapping, which creates no snapshot and makes the file read by
+    // name, and a row is appended in another minute
+    legacy
+        .updateProperties()
+        .set(
+            TableProperties.DEFAULT_NAME_MAPPING,
+            NameMappingParser.toJson(MappingUtil.create(SCHEMA)))
+        .commit();
+    long s2 = lake.append(legacy, List.of(record("A", 300, 12.0, 0.75, "2.00")));
+    RefreshOutcome outcome = catchUp(view, s2, s1);
+
+    // Then every minute is recomputed, saying why, and the view equals the oracle: 10 + 11 at
+    // 10:00, no longer 0.5 + 0.25
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.FULL);
+    assertThat(outcome.reason()).contains("name mapping");
+    OracleAssertions.assertMatches(target("prices"), legacy, s2, PRICES);
+  }
+
+  @Test
+  void shouldGiveTheFullRefreshAfterAMappingOnlyChangeAnIdOfItsOwnAndFindItAppliedWhenReplayed()
+      throws Exception {
+    // Given a file without field ids whose fee and price are in each other's place, read through
+    // the table's name mapping by a refresh
+    legacy
+        .updateProperties()
+        .set(
+            TableProperties.DEFAULT_NAME_MAPPING,
+            NameMappingParser.toJson(MappingUtil.create(SCHEMA)))
+        .commit();
+    long snapshot =
+        addFile(swapped(), null, List.of(row("A", 1, 10.0, 0.5, 1), row("A", 2, 11.0, 0.25, 1)));
+    CompiledView view = compile("prices", PRICES);
+    RefreshOutcome first = catchUp(view, snapshot, null);
+
+    // When the mapping is removed, which creates no snapshot, and the view refreshes at the same
+    // snapshot, then once more (a replay after a crash)
+    legacy.updateProperties().remove(TableProperties.DEFAULT_NAME_MAPPING).commit();
+    RefreshOutcome second = catchUp(view, snapshot, snapshot);
+    RefreshOutcome replayed = catchUp(view, snapshot, snapshot);
+
+    // Then the second refresh recomputed everything under an id of its own, and its replay finds
+    // it applied under that id
+    assertThat(second.mode()).isEqualTo(RefreshOutcome.Mode.FULL);
+    assertThat(second.refreshId()).startsWith(first.refreshId() + "/reads-");
+    assertThat(replayed.status()).isEqualTo(RefreshOutcome.Status.ALREADY_APPLIED);
+    assertThat(replayed.refreshId()).isEqualTo(second.refreshId());
+    assertThat(replayed.targetSnapshotId()).isEqualTo(second.targetSnapshotId());
+    OracleAssertions.assertMatches(target("prices"), legacy, snapshot, PRICES);
+    assertThat(onlyRow(target("prices")).getField("price")).isEqualTo(0.75);
+  }
+
+  /** Columns of the table, fee and price in each other's place. */
+  private static MessageType swapped() {
+    return org.apache.parquet.schema.Types.buildMessage()
+        .required(PrimitiveTypeName.BINARY)
+        .as(LogicalTypeAnnotation.stringType())
+        .named("symbol")
+        .optional(PrimitiveTypeName.INT64)
+        .as(LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MICROS))
+        .named("ts")
+        .optional(PrimitiveTypeName.DOUBLE)
+        .named("fee")
+        .optional(PrimitiveTypeName.DOUBLE)
+        .named("price")
+        .optional(PrimitiveTypeName.INT64)
+        .as(LogicalTypeAnnotation.decimalType(2, 12))
+        .named("amount")
+        .named("spark_schema");
+  }
+
+  private static CompiledView compile(String name, String query) throws InvalidViewException {
+    return CompiledView.compile(
+        new ViewDefinition(
+            name, query, TableName.parse("lake.analytics." + name), List.of(), null, null),
+        1);
+  }
+
+  /** Refreshes {@code view} to {@code snapshot}, detecting the changes since {@code watermark}. */
+  private RefreshOutcome catchUp(CompiledView view, long snapshot, Long watermark) {
+    return new ViewRefresher(catalog -> lake.catalog())
+        .refresh(
+            new RefreshRequest(
+                view,
+                RefreshId.of(view.name(), view.version(), snapshot),
+                null,
+                watermark,
+                new RefreshRequest.CatchUp(DirtyBuckets.none())),
+            ViewRefresher.ProgressListener.NONE);
+  }
+
   private void refresh(String name, String query, long snapshot) throws InvalidViewException {
     CompiledView view =
         CompiledView.compile(

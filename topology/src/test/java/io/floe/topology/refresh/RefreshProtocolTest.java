@@ -69,6 +69,23 @@ class RefreshProtocolTest {
   }
 
   @Test
+  void shouldReadBackTheIdOfASnapshotReadUnderAnotherSchemaThanItsOwn() {
+    RefreshId plain = RefreshId.of("ohlcv_1m", "abc", 42);
+    RefreshId reread = plain.readingOtherColumns("1a2b3c4d");
+    RefreshId forced = RefreshId.forced("ohlcv_1m", "abc", 42, 3).readingOtherColumns("1a2b3c4d");
+
+    assertThat(reread).hasToString("ohlcv_1m@abc:42/reads-1a2b3c4d").isNotEqualTo(plain);
+    assertThat(forced).hasToString("ohlcv_1m@abc:42/full-3/reads-1a2b3c4d");
+    assertThat(RefreshId.parse(reread.toString())).isEqualTo(reread);
+    assertThat(RefreshId.parse(forced.toString())).isEqualTo(forced);
+    assertThat(ChunkId.parse(new ChunkId(reread, 1, 4).toString()))
+        .isEqualTo(new ChunkId(reread, 1, 4));
+    // The ids recorded before keep their form and meaning.
+    assertThat(RefreshId.parse("ohlcv_1m@abc:42")).isEqualTo(plain);
+    assertThat(RefreshId.parse("ohlcv_1m@abc:42").reads()).isNull();
+  }
+
+  @Test
   void shouldReadTheFormsOfEarlierReleases() {
     // A forced full refresh was named after its request time, and progress had no plan.
     RefreshProgress legacy = RefreshProgress.parse("ohlcv_1m@abc:42/full@1700000000000#1/4");

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.mapping.MappedField;
+import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
@@ -94,6 +96,39 @@ class SourceColumnsTest {
             SourceColumns.of(after, List.of("ask", "bid"))
                 .isSameAs(SourceColumns.of(before, List.of("bid", "ask"))))
         .isFalse();
+  }
+
+  @Test
+  void shouldRecordHowTheNameMappingMapsTheColumnsRead() {
+    // Given the columns read, through a name mapping whose names are listed in any order
+    SourceColumns read = SourceColumns.of(TRADES, List.of("price", "quantity"));
+    SourceColumns mapped =
+        read.withNameMapping(
+            NameMapping.of(MappedField.of(2, List.of("price", "px")), MappedField.of(3, "qty")));
+    SourceColumns reordered =
+        read.withNameMapping(
+            NameMapping.of(
+                MappedField.of(3, "qty"),
+                MappedField.of(2, List.of("px", "price")),
+                MappedField.of(1, "id")));
+
+    // Then the mapping of those columns is part of the identity, and reads back
+    assertThat(mapped.format()).matches("price=2:\\S+ quantity=3:int @name-mapping=[0-9a-f]{8}");
+    assertThat(SourceColumns.parse(mapped.format())).isEqualTo(mapped);
+    assertThat(reordered.isSameAs(mapped)).isTrue();
+    assertThat(mapped.isSameAs(read)).isFalse();
+    assertThat(mapped.digest()).isNotEqualTo(read.digest());
+    // And setting, changing or removing it is a change of what the view reads, named as such
+    assertThat(mapped.changesSince(read))
+        .isEqualTo(
+            "the source table changed what the view reads: the name mapping"
+                + " (schema.name-mapping.default) through which files without field ids are read"
+                + " was set");
+    assertThat(
+            read.withNameMapping(NameMapping.of(MappedField.of(2, "price"), MappedField.of(3, "q")))
+                .changesSince(mapped))
+        .endsWith("changed for the columns it reads");
+    assertThat(read.changesSince(mapped)).endsWith("was removed");
   }
 
   @Test
