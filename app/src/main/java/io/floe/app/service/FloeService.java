@@ -57,6 +57,7 @@ public final class FloeService implements AutoCloseable {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final StartupPhases startup = new StartupPhases();
+  private int partitions;
   private KafkaStreams streams;
   private HttpApi http;
   private ViewCommands commands;
@@ -80,6 +81,7 @@ public final class FloeService implements AutoCloseable {
     this.config = config;
     this.httpAccess = config.getBoolean(FloeConfig.HTTP_ENABLED) ? HttpAccess.of(config) : null;
     this.catalogs = config.catalogs();
+    this.partitions = config.getInt(FloeConfig.TOPIC_PARTITIONS);
     this.executor =
         new RefreshExecutor(
             new ViewRefresher(
@@ -108,10 +110,13 @@ public final class FloeService implements AutoCloseable {
     };
   }
 
-  /** The topology this service runs. */
+  /**
+   * The topology this service runs, on the partitions of the application's topics once {@link
+   * #start} has looked at them.
+   */
   public Topology topology() {
     return FloeTopology.build(
-        config.topologySettings(),
+        config.topologySettings().withPartitions(partitions),
         new FloeTopology.Services(
             catalogs::catalog, views, io, executor, metrics, globalDeadLetters));
   }
@@ -129,7 +134,7 @@ public final class FloeService implements AutoCloseable {
     List<ViewDefinition> fileViews =
         file == null ? null : ViewsFile.parse(file.toString(), fileText);
     try (Admin admin = Admin.create(config.clientProperties())) {
-      TopicSetup.ensure(admin, config);
+      partitions = TopicSetup.ensure(admin, config);
     }
     startup.ended("topics");
     commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
