@@ -52,8 +52,8 @@ final class BenchCommand implements Callable<Integer> {
       split = ",",
       paramLabel = "NAME",
       description =
-          "Run only these scenarios: late-data, refresh-cost, backfill, first-run, freshness,"
-              + " many-views, target-write, readers (default: all but readers, which compares"
+          "Run only these scenarios: late-data, refresh-cost, backfill, first-run, startup,"
+              + " freshness, many-views, target-write, readers (default: all but readers, which compares"
               + " Parquet readers and engines for a full refresh and runs only when named).")
   List<String> scenarios;
 

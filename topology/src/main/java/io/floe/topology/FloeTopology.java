@@ -137,6 +137,11 @@ public final class FloeTopology {
       }
     }
 
+    /** These settings on {@code partitions} partitions. */
+    public Settings withPartitions(int partitions) {
+      return new Settings(topics, partitions, tick, maxBackoff, serdes, events);
+    }
+
     public static Settings defaults() {
       return new Settings(
           Topics.DEFAULTS,
@@ -186,6 +191,17 @@ public final class FloeTopology {
         FloeMetrics metrics) {
       this(catalogs, views, io, refreshes, metrics, DeadLetterSink.NONE);
     }
+  }
+
+  /**
+   * The repartition topic by view, whose partitions decide which task owns a view; Kafka Streams
+   * names it after the application id.
+   */
+  private static final String DIRTY_BUCKETS = "dirty-buckets";
+
+  /** The dirty-buckets repartition topic of the application {@code applicationId}. */
+  public static String dirtyBucketsTopic(String applicationId) {
+    return applicationId + "-" + DIRTY_BUCKETS + "-repartition";
   }
 
   /** Builds the topology; no I/O happens until Kafka Streams runs it. */
@@ -350,7 +366,7 @@ public final class FloeTopology {
                 StoreNames.DETECT_QUEUE)
             .merge(requests, Named.as("with-requests"))
             .repartition(
-                Repartitioned.<String, DirtyUpdate>as("dirty-buckets")
+                Repartitioned.<String, DirtyUpdate>as(DIRTY_BUCKETS)
                     .withKeySerde(Serdes.String())
                     .withValueSerde(JsonSerde.of(DirtyUpdate.class))
                     .withNumberOfPartitions(settings.partitions()))

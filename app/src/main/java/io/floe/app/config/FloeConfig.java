@@ -3,6 +3,7 @@ package io.floe.app.config;
 import io.floe.schemas.FloeSerdes;
 import io.floe.topology.FloeTopology;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
+import io.floe.topology.store.BoundedRocksDbMemory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,6 +64,7 @@ public final class FloeConfig extends AbstractConfig {
   public static final String IO_THREADS = "floe.io.threads";
   public static final String REFRESH_MAX_BACKOFF_MS = "floe.refresh.max-backoff.ms";
   public static final String MAINTAIN_TICK_MS = "floe.maintain.tick.ms";
+  public static final String STATE_MEMORY_BYTES = BoundedRocksDbMemory.BYTES_CONFIG;
 
   /** Streams settings Floe chooses unless the file sets them. */
   static final Map<String, String> STREAMS_DEFAULTS =
@@ -81,7 +83,13 @@ public final class FloeConfig extends AbstractConfig {
           Map.entry(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "3000"),
           // Where more than one instance runs, each task's stores are kept warm on another one,
           // so a failover resumes from local state instead of replaying the changelogs.
-          Map.entry(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1"));
+          Map.entry(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1"),
+          // One block cache and memtable budget for every store of the process, of
+          // floe.state.memory.bytes, instead of RocksDB's per-store defaults, which grow with the
+          // partitions.
+          Map.entry(
+              StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
+              BoundedRocksDbMemory.class.getName()));
 
   public static final ConfigDef DEFINITION =
       new ConfigDef()
@@ -219,12 +227,13 @@ public final class FloeConfig extends AbstractConfig {
           .define(
               TOPIC_PARTITIONS,
               Type.INT,
-              6,
+              12,
               Range.atLeast(1),
               Importance.MEDIUM,
               "Partitions of the topics Floe creates and of its internal dirty-buckets topic:"
                   + " the most instances that can share the work. Fixed once the application"
-                  + " has run.")
+                  + " has run: an application whose dirty-buckets topic exists keeps that"
+                  + " topic's partitions.")
           .define(
               TOPIC_REPLICATION_FACTOR,
               Type.SHORT,
@@ -263,7 +272,16 @@ public final class FloeConfig extends AbstractConfig {
               Importance.LOW,
               "How often, in milliseconds, due refreshes start and finished refreshes and catalog"
                   + " reads are collected by the stream threads; each look costs only what is"
-                  + " due or finished.");
+                  + " due or finished.")
+          .define(
+              STATE_MEMORY_BYTES,
+              Type.LONG,
+              128L * 1024 * 1024,
+              Range.atLeast(1024 * 1024),
+              Importance.LOW,
+              "Off-heap memory, in bytes, that all RocksDB state stores of the process share:"
+                  + " one block cache that their memtables count against too, whatever the"
+                  + " number of partitions. Not used when rocksdb.config.setter is set.");
 
   private final Path baseDirectory;
   private final Map<String, String> raw;
@@ -358,6 +376,8 @@ public final class FloeConfig extends AbstractConfig {
     Properties streams = new Properties();
     streams.putAll(STREAMS_DEFAULTS);
     streams.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, getString(TOPIC_DLQ));
+    // For Floe's RocksDB config setter, which sees only the Streams configuration.
+    streams.put(STATE_MEMORY_BYTES, Long.toString(getLong(STATE_MEMORY_BYTES)));
     originalsStrings()
         .forEach(
             (key, value) -> {

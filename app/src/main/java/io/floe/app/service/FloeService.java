@@ -56,6 +56,8 @@ public final class FloeService implements AutoCloseable {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final StartupPhases startup = new StartupPhases();
+  private int partitions;
   private KafkaStreams streams;
   private HttpApi http;
   private ViewCommands commands;
@@ -79,6 +81,7 @@ public final class FloeService implements AutoCloseable {
     this.config = config;
     this.httpAccess = config.getBoolean(FloeConfig.HTTP_ENABLED) ? HttpAccess.of(config) : null;
     this.catalogs = config.catalogs();
+    this.partitions = config.getInt(FloeConfig.TOPIC_PARTITIONS);
     this.executor =
         new RefreshExecutor(
             new ViewRefresher(
@@ -95,6 +98,7 @@ public final class FloeService implements AutoCloseable {
         Executors.newFixedThreadPool(config.getInt(FloeConfig.IO_THREADS), daemons("floe-io-"));
     this.globalDeadLetters =
         new GlobalDeadLetters(config.clientProperties(), config.topics().dlq());
+    startup.ended("set-up");
   }
 
   private static ThreadFactory daemons(String prefix) {
@@ -106,25 +110,33 @@ public final class FloeService implements AutoCloseable {
     };
   }
 
-  /** The topology this service runs. */
+  /**
+   * The topology this service runs, on the partitions of the application's topics once {@link
+   * #start} has looked at them.
+   */
   public Topology topology() {
     return FloeTopology.build(
-        config.topologySettings(),
+        config.topologySettings().withPartitions(partitions),
         new FloeTopology.Services(
             catalogs::catalog, views, io, executor, metrics, globalDeadLetters));
   }
 
   /**
-   * Creates the topics, publishes the views file and starts Kafka Streams.
+   * Creates the topics, starts Kafka Streams and publishes the views file.
    *
    * @throws ViewsFileException when the views file cannot be read as views
    */
   public void start() throws InterruptedException, ViewsFileException {
     LOG.info("Starting Floe with configuration {}", config.masked());
+    // Read and parsed before anything starts, so that a broken file fails the start at once.
+    Path file = config.viewsFile();
+    String fileText = file == null ? null : ViewsFile.read(file);
+    List<ViewDefinition> fileViews =
+        file == null ? null : ViewsFile.parse(file.toString(), fileText);
     try (Admin admin = Admin.create(config.clientProperties())) {
-      TopicSetup.ensure(admin, config);
+      partitions = TopicSetup.ensure(admin, config);
     }
-    String publishedViews = publishViewsFile();
+    startup.ended("topics");
     commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
     Properties streamsProperties = config.streamsProperties();
     // An object, not a setting: Floe's deserialization handler counts its dead letters here.
@@ -148,12 +160,14 @@ public final class FloeService implements AutoCloseable {
               metrics,
               httpAccess,
               views);
+      startup.ended("HTTP");
       // Other instances reach this one's view states through its HTTP server.
       streamsProperties.putIfAbsent(
           StreamsConfig.APPLICATION_SERVER_CONFIG,
           config.getString(FloeConfig.HTTP_ADVERTISED_HOST) + ":" + http.port());
     }
     streams = new KafkaStreams(topology(), streamsProperties);
+    startup.ended("topology");
     metrics.bind(streams);
     streams.setUncaughtExceptionHandler(
         error -> {
@@ -167,6 +181,9 @@ public final class FloeService implements AutoCloseable {
           if (http != null) {
             http.onState(now);
           }
+          if (now == KafkaStreams.State.RUNNING) {
+            startup.running().ifPresent(LOG::info);
+          }
           if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
             stopped.countDown();
           }
@@ -178,13 +195,20 @@ public final class FloeService implements AutoCloseable {
               streamsProperties.getProperty(StreamsConfig.APPLICATION_SERVER_CONFIG)));
     }
     streams.start();
-    Path file = config.viewsFile();
+    startup.streamsStarted("Kafka Streams start");
+    // While Kafka Streams joins its group: validating the views (catalog loads, the SQL front
+    // end's first use) takes seconds in a new JVM, and the topology applies views whenever they
+    // arrive on the views topic.
+    if (file != null) {
+      new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes())
+          .publish(fileViews, catalogs);
+      startup.ended("views file");
+    }
     long reload = config.getLong(FloeConfig.VIEWS_RELOAD_INTERVAL_MS);
     if (file != null && reload > 0) {
       ViewsPublisher publisher =
           new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes());
-      watcher =
-          new ViewsFileWatcher(file, publishedViews, views -> publisher.publish(views, catalogs));
+      watcher = new ViewsFileWatcher(file, fileText, views -> publisher.publish(views, catalogs));
       watcher.start(Duration.ofMillis(reload));
     }
   }
@@ -196,23 +220,6 @@ public final class FloeService implements AutoCloseable {
 
   public FloeMeters metrics() {
     return metrics;
-  }
-
-  /**
-   * Publishes the views file's views to the views topic, if a file is configured.
-   *
-   * @return the text of the file that was published, or null without a file
-   */
-  public String publishViewsFile() throws InterruptedException, ViewsFileException {
-    Path file = config.viewsFile();
-    if (file == null) {
-      return null;
-    }
-    String text = ViewsFile.read(file);
-    List<ViewDefinition> views = ViewsFile.parse(file.toString(), text);
-    new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes())
-        .publish(views, catalogs);
-    return text;
   }
 
   public KafkaStreams streams() {

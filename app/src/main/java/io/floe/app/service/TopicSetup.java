@@ -12,19 +12,29 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.streams.StreamsConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Creates Floe's topics when they are missing; existing topics are left as they are. */
+/**
+ * Creates Floe's topics when they are missing; existing topics are left as they are. Works out the
+ * partitions the topology runs with: those of the application's dirty-buckets topic once it has
+ * run, since they decide which task owns a view.
+ */
 final class TopicSetup {
 
   private static final Logger LOG = LoggerFactory.getLogger(TopicSetup.class);
 
   private TopicSetup() {}
 
-  static void ensure(Admin admin, FloeConfig config) throws InterruptedException {
+  /**
+   * Creates the missing topics.
+   *
+   * @return the partitions of the topology: {@value FloeConfig#TOPIC_PARTITIONS}, or those of the
+   *     dirty-buckets topic of an application that has run
+   */
+  static int ensure(Admin admin, FloeConfig config) throws InterruptedException {
     FloeTopology.Topics topics = config.topics();
-    int partitions = config.getInt(FloeConfig.TOPIC_PARTITIONS);
     short replication = config.getShort(FloeConfig.TOPIC_REPLICATION_FACTOR);
     Optional<Short> replicationFactor =
         replication < 0 ? Optional.empty() : Optional.of(replication);
@@ -34,6 +44,7 @@ final class TopicSetup {
     } catch (ExecutionException e) {
       throw new IllegalStateException("Cannot list Kafka topics: " + e.getCause().getMessage(), e);
     }
+    int partitions = partitions(admin, config, existing);
     List<NewTopic> missing = new ArrayList<>();
     List<String> plain =
         new ArrayList<>(
@@ -58,7 +69,7 @@ final class TopicSetup {
                   Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
     }
     if (missing.isEmpty()) {
-      return;
+      return partitions;
     }
     try {
       admin.createTopics(missing).all().get();
@@ -69,5 +80,49 @@ final class TopicSetup {
             "Cannot create Floe's topics: " + e.getCause().getMessage(), e);
       }
     }
+    return partitions;
+  }
+
+  /**
+   * The configured partitions for a new application; the dirty-buckets topic's for one that has
+   * run: Kafka Streams refuses an internal topic whose partitions differ from the topology's, and
+   * views are owned by their key's partition of that topic.
+   */
+  private static int partitions(Admin admin, FloeConfig config, Set<String> existing)
+      throws InterruptedException {
+    int configured = config.getInt(FloeConfig.TOPIC_PARTITIONS);
+    String applicationId =
+        config.streamsProperties().getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+    String dirtyBuckets = FloeTopology.dirtyBucketsTopic(applicationId);
+    if (!existing.contains(dirtyBuckets)) {
+      return configured;
+    }
+    int deployed;
+    try {
+      deployed =
+          admin
+              .describeTopics(List.of(dirtyBuckets))
+              .allTopicNames()
+              .get()
+              .get(dirtyBuckets)
+              .partitions()
+              .size();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "Cannot describe topic " + dirtyBuckets + ": " + e.getCause().getMessage(), e);
+    }
+    if (deployed != configured) {
+      LOG.warn(
+          "{}={}, but application {} has run with {} partitions ({}): it keeps {}, which decide"
+              + " which instance owns each view; a deployment grows under a new application id"
+              + " (see the README, Scaling out)",
+          FloeConfig.TOPIC_PARTITIONS,
+          configured,
+          applicationId,
+          deployed,
+          dirtyBuckets,
+          deployed);
+    }
+    return deployed;
   }
 }

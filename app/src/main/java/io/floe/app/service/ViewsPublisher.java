@@ -4,6 +4,7 @@ import io.floe.app.config.CatalogConfig;
 import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.store.StoredView;
+import io.floe.topology.view.TableName;
 import io.floe.topology.view.ValidatedView;
 import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
@@ -14,8 +15,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
+import org.apache.iceberg.Schema;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -65,8 +68,10 @@ public final class ViewsPublisher {
   public Result publish(List<ViewDefinition> views, CatalogConfig catalogs)
       throws InterruptedException {
     Map<String, ViewRecord> current = read();
-    List<ValidatedView> checked = ViewValidator.validate(views, catalogs.schemaLookup());
-    Map<String, String> conflicts = conflicts(current, views, checked, catalogs.targets());
+    List<ValidatedView> checked =
+        ViewValidator.validate(views, loadedOnce(catalogs.schemaLookup()));
+    ViewConflicts.Targets targets = loadedOnce(catalogs.targets());
+    Map<String, String> conflicts = conflicts(current, views, checked, targets);
     List<String> published = new ArrayList<>();
     List<String> deleted = new ArrayList<>();
     List<ValidatedView> rejected = new ArrayList<>();
@@ -100,7 +105,7 @@ public final class ViewsPublisher {
           record.setRevision(
               StoredView.nextRevision(
                   existing == null ? OptionalLong.empty() : OptionalLong.of(existing.getRevision()),
-                  catalogs.targets().revision(view.definition())));
+                  targets.revision(view.definition())));
           producer.send(new ProducerRecord<>(topic, name, record)).get();
           published.add(name);
         }
@@ -121,6 +126,24 @@ public final class ViewsPublisher {
       LOG.info("Views file: published {}, deleted {}", published, deleted);
     }
     return new Result(published, deleted, rejected);
+  }
+
+  /**
+   * Each source table loaded once per publication: views over the same source would each load it, a
+   * catalog round trip apiece.
+   */
+  static ViewValidator.SchemaLookup loadedOnce(ViewValidator.SchemaLookup lookup) {
+    Map<TableName, Optional<Schema>> loaded = new HashMap<>();
+    return table -> loaded.computeIfAbsent(table, lookup::schemaOf);
+  }
+
+  /**
+   * Each target loaded once per publication: the rules of view writes and the revisions ask for the
+   * same tables.
+   */
+  static ViewConflicts.Targets loadedOnce(ViewConflicts.Targets targets) {
+    Map<TableName, Optional<ViewConflicts.ExistingTable>> loaded = new HashMap<>();
+    return table -> loaded.computeIfAbsent(table, targets::existing);
   }
 
   /**

@@ -28,7 +28,7 @@ class FloeConfigTest {
     FloeConfig config = FloeConfig.of(p, Path.of("/etc/floe"));
 
     assertThat(config.topics().commits()).isEqualTo("floe.commits");
-    assertThat(config.getInt(FloeConfig.TOPIC_PARTITIONS)).isEqualTo(6);
+    assertThat(config.getInt(FloeConfig.TOPIC_PARTITIONS)).isEqualTo(12);
     Properties streams = config.streamsProperties();
     assertThat(streams.getProperty("num.stream.threads")).isEqualTo("3");
     assertThat(streams.getProperty("processing.guarantee")).isEqualTo("exactly_once_v2");
@@ -38,6 +38,15 @@ class FloeConfigTest {
         .isEqualTo("io.floe.topology.processor.DeadLetterDeserializationHandler");
     assertThat(streams).doesNotContainKey("floe.catalog.lake.type");
     assertThat(config.clientProperties()).containsEntry("bootstrap.servers", "localhost:9092");
+  }
+
+  @Test
+  void shouldBoundTheMemoryOfAllRocksDbStoresByDefault() {
+    Properties streams = FloeConfig.of(minimal(), null).streamsProperties();
+
+    assertThat(streams.getProperty("rocksdb.config.setter"))
+        .isEqualTo("io.floe.topology.store.BoundedRocksDbMemory");
+    assertThat(streams.getProperty("floe.state.memory.bytes")).isEqualTo("134217728");
   }
 
   @Test

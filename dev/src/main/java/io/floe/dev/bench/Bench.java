@@ -26,6 +26,7 @@ public final class Bench {
           RefreshCostScenario.NAME,
           BackfillScenario.NAME,
           FirstRunScenario.NAME,
+          StartupScenario.NAME,
           FreshnessScenario.NAME,
           ManyViewsScenario.NAME,
           TargetWriteScenario.NAME,
@@ -73,6 +74,7 @@ public final class Bench {
               case RefreshCostScenario.NAME -> RefreshCostScenario.run(ctx);
               case BackfillScenario.NAME -> BackfillScenario.run(ctx);
               case FirstRunScenario.NAME -> FirstRunScenario.run(ctx);
+              case StartupScenario.NAME -> StartupScenario.run(ctx);
               case FreshnessScenario.NAME -> FreshnessScenario.run(ctx, options.commitIntervals());
               case TargetWriteScenario.NAME -> TargetWriteScenario.run(ctx);
               case ReadersScenario.NAME -> ReadersScenario.run(ctx);
