@@ -54,7 +54,7 @@ COPY --from=build /src/reporter/target/floe-iceberg-reporter.jar /opt/floe/floe-
 RUN printf '%s\n' 'views:' '  - name: training' \
         "    query: SELECT symbol, date_trunc('minute', ts) AS minute_ts, min_by(price, ts) AS open, max(price) AS high, sum(quantity) AS volume, count(*) AS trades FROM lake.market.trades GROUP BY 1, 2" \
         '    target: lake.analytics.training' > /tmp/training.yaml \
-    && java -XX:ArchiveClassesAtExit=/opt/floe/floe.jsa \
+    && java -Xlog:cds=off -Xlog:cds+dynamic=off -XX:ArchiveClassesAtExit=/opt/floe/floe.jsa \
         -cp "/opt/floe/floe.jar:/opt/floe/lib/*" io.floe.app.Main validate /tmp/training.yaml \
     && rm /tmp/training.yaml
 USER 10001:10001
