@@ -98,7 +98,6 @@ final class FailoverScenario {
                     + (ctx.quick() ? "" : " Then the same with static membership."))
             .parameter("instances", INSTANCES)
             .parameter("commitIntervalMs", COMMIT_INTERVAL.toMillis())
-            .parameter("currentWithinSeconds", CURRENT.toSeconds())
             .parameter("settledSeconds", SETTLED.toSeconds())
             .parameter("viewRefresh", REFRESH)
             .parameter("jvm", String.join(" ", FloeProcess.JVM_OPTIONS));
@@ -112,7 +111,9 @@ final class FailoverScenario {
             + SETTLED.toSeconds()
             + " s), all views together; a view is current while it reflects each commit within "
             + CURRENT.toSeconds()
-            + " s, and 'current again' is the last moment a view was more than that behind."
+            + " s or the steady window's max lag if longer (currentWithinSeconds), and 'current"
+            + " again' is the last moment a view was more than that behind; 'ready' is when every"
+            + " running instance's /health/ready first answered 200."
             + " Baselines: the same lag in a steady window before the events; the issue's goal"
             + " for times. Each instance's log (timestamps of rebalances, restores, refreshes)"
             + " is <instance>.log in the scenario's directory.");
@@ -192,6 +193,11 @@ final class FailoverScenario {
       result.figure(Figure.alone(prefix + "steady lag p50", "s", steadyQ[0]));
       result.figure(Figure.alone(prefix + "steady lag p99", "s", steadyQ[1]));
       result.figure(Figure.alone(prefix + "steady lag max", "s", steadyQ[2]));
+      // A loaded machine's steady lag can exceed CURRENT: then behind means behind its own
+      // steady state.
+      Duration current =
+          Duration.ofMillis(Math.max(CURRENT.toMillis(), (long) (steadyQ[2] * 1000)));
+      result.parameter("currentWithinSeconds@" + membership, current.toMillis() / 1000.0);
 
       FloeProcess first = instances.get(0);
       FloeProcess second = instances.get(1);
@@ -231,7 +237,7 @@ final class FailoverScenario {
           default -> throw new IllegalArgumentException(event.name());
         }
         progress(ctx, membership, event.label + ": waiting until every view is current again");
-        Probe.Outcome outcome = probe.awaitSettled(from, reference, EVENT_TIMEOUT);
+        Probe.Outcome outcome = probe.awaitSettled(from, reference, current, EVENT_TIMEOUT);
         double[] q = quantiles(outcome.lags());
         String what = prefix + event.label + ": ";
         String[] names = {"lag p50", "lag p99", "lag max"};
@@ -252,6 +258,8 @@ final class FailoverScenario {
                 : Figure.alone(currentAgain, "s", outcome.currentAgainSeconds()));
         if (event != Event.KILL) {
           result.figure(
+              Figure.alone(what + "ready, from " + event.from, "s", outcome.readySeconds()));
+          result.figure(
               Figure.alone(
                   what + "current again, from the event", "s", outcome.fromEventSeconds()));
         }
@@ -267,12 +275,19 @@ final class FailoverScenario {
                     + event.from
                     + ": "
                     + met(outcome.currentAgainSeconds() <= event.goalSeconds);
-        result.note(what + (outcome.settled() ? "" : "NOT SETTLED within the wait; ") + goal);
+        result.note(
+            what
+                + (outcome.settled()
+                    ? ""
+                    : "NOT SETTLED within the wait (" + outcome.unsettledBecause() + "); ")
+                + goal);
         progress(ctx, membership, event.label + " over: " + goal);
         if (event == Event.KILL) {
           // The next events need both instances again: a restart, not measured.
           second.start();
-          if (!probe.awaitSettled(System.currentTimeMillis(), 0, EVENT_TIMEOUT).settled()) {
+          if (!probe
+              .awaitSettled(System.currentTimeMillis(), 0, current, EVENT_TIMEOUT)
+              .settled()) {
             result.note(prefix + "the killed instance's return did not settle within the wait");
           }
         }
@@ -352,7 +367,12 @@ final class FailoverScenario {
 
     /** What an event cost. */
     record Outcome(
-        boolean settled, List<Long> lags, double currentAgainSeconds, double fromEventSeconds) {}
+        boolean settled,
+        String unsettledBecause,
+        List<Long> lags,
+        double currentAgainSeconds,
+        double fromEventSeconds,
+        double readySeconds) {}
 
     private final ServiceBench bench;
     private final Table source;
@@ -418,42 +438,57 @@ final class FailoverScenario {
     }
 
     /**
-     * Waits until every running instance is ready and every view has been current for {@link
-     * #SETTLED}, after the event that began at {@code from}; {@code reference} is when the event's
-     * clock starts (a new process's start, or the kill).
+     * Waits until every running instance has been ready since the event and every view has been
+     * current for {@link #SETTLED}, after the event that began at {@code from}; {@code reference}
+     * is when the event's clock starts (a new process's start, or the kill). A view is behind while
+     * a source commit waits longer than {@code current} for it.
      */
-    Outcome awaitSettled(long from, long reference, Duration timeout) throws InterruptedException {
+    Outcome awaitSettled(long from, long reference, Duration current, Duration timeout)
+        throws InterruptedException {
       long deadline = System.currentTimeMillis() + timeout.toMillis();
-      long readySince = Long.MAX_VALUE;
+      // Once seen ready, an instance stays counted ready: a probe that times out on a loaded
+      // machine is not a restart.
+      long readyAt = Long.MAX_VALUE;
       while (true) {
         long now = System.currentTimeMillis();
-        boolean ready =
-            instances.stream().filter(FloeProcess::isAlive).allMatch(FloeProcess::isReady);
-        readySince = ready ? Math.min(readySince, now) : Long.MAX_VALUE;
-        // The last moment any view was more than CURRENT behind, or now while one still is.
+        if (readyAt == Long.MAX_VALUE
+            && instances.stream().filter(FloeProcess::isAlive).allMatch(FloeProcess::isReady)) {
+          readyAt = now;
+        }
+        // The last moment any view was more than `current` behind, or now while one still is.
         long lastBehind = Long.MIN_VALUE;
-        for (Table target : targets()) {
-          List<long[]> reflected = Lags.reflections(source, target, from, now);
+        String behind = null;
+        List<Long> commits = Lags.commitTimes(source, from, now);
+        for (int v = 0; v < targets().size(); v++) {
+          List<long[]> reflected = Lags.reflections(source, targets().get(v), from, now);
           for (long[] r : reflected) {
-            if (r[1] - r[0] > CURRENT.toMillis()) {
-              lastBehind = Math.max(lastBehind, r[1]);
+            if (r[1] - r[0] > current.toMillis() && r[1] > lastBehind) {
+              lastBehind = r[1];
             }
           }
-          List<Long> commits = Lags.commitTimes(source, from, now);
           if (commits.size() > reflected.size()
-              && now - commits.get(reflected.size()) > CURRENT.toMillis()) {
+              && now - commits.get(reflected.size()) > current.toMillis()) {
             lastBehind = now;
+            behind =
+                bench.views().get(v).name()
+                    + " is "
+                    + (now - commits.get(reflected.size())) / 1000.0
+                    + " s behind";
           }
         }
-        long since = Math.max(Math.max(lastBehind, reference), readySince);
-        boolean settled = readySince != Long.MAX_VALUE && now - since >= SETTLED.toMillis();
+        long since = Math.max(Math.max(lastBehind, reference), readyAt);
+        boolean settled = readyAt != Long.MAX_VALUE && now - since >= SETTLED.toMillis();
         if (settled || now > deadline) {
           long currentAt = lastBehind == Long.MIN_VALUE ? from : lastBehind;
+          String why =
+              settled ? null : readyAt == Long.MAX_VALUE ? "an instance is not ready" : behind;
           return new Outcome(
               settled,
+              why,
               lags(from, now),
               Math.max(0, currentAt - reference) / 1000.0,
-              Math.max(0, currentAt - from) / 1000.0);
+              Math.max(0, currentAt - from) / 1000.0,
+              readyAt == Long.MAX_VALUE ? Double.NaN : Math.max(0, readyAt - reference) / 1000.0);
         }
         requireRunning();
         Thread.sleep(500);
