@@ -481,7 +481,17 @@ final class FailoverScenario {
         if (settled || now > deadline) {
           long currentAt = lastBehind == Long.MIN_VALUE ? from : lastBehind;
           String why =
-              settled ? null : readyAt == Long.MAX_VALUE ? "an instance is not ready" : behind;
+              settled
+                  ? null
+                  : readyAt == Long.MAX_VALUE
+                      ? "an instance is not ready"
+                      : behind != null
+                          ? behind
+                          : "a view was more than "
+                              + current.toMillis() / 1000.0
+                              + " s behind within the last "
+                              + SETTLED.toSeconds()
+                              + " s";
           return new Outcome(
               settled,
               why,
