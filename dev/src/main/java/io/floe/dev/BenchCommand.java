@@ -53,8 +53,10 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "NAME",
       description =
           "Run only these scenarios: late-data, refresh-cost, backfill, first-run, startup,"
-              + " freshness, many-views, target-write, readers (default: all but readers, which compares"
-              + " Parquet readers and engines for a full refresh and runs only when named).")
+              + " freshness, many-views, target-write, readers, failover (default: all but"
+              + " readers, which compares Parquet readers and engines for a full refresh, and"
+              + " failover, which restarts and kills Floe instances for a few minutes; these run"
+              + " only when named).")
   List<String> scenarios;
 
   @Option(
@@ -102,7 +104,10 @@ final class BenchCommand implements Callable<Integer> {
     }
     Logging.quiet();
     boolean temporary = dir == null;
-    Path workDir = temporary ? Files.createTempDirectory("floe-bench") : dir;
+    // Absolute: the scenarios' configuration files name paths, which floe run resolves against
+    // the file's own directory.
+    Path workDir =
+        temporary ? Files.createTempDirectory("floe-bench") : dir.toAbsolutePath().normalize();
     List<ScenarioResult> results;
     try {
       results =

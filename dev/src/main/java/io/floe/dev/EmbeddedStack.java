@@ -71,11 +71,16 @@ public final class EmbeddedStack implements AutoCloseable {
     catalogProperties(dir)
         .forEach((key, value) -> p.setProperty("floe.catalog." + CATALOG + "." + key, value));
     settings.forEach(p::setProperty);
-    Path file = dir.resolve("floe.properties");
+    Path file = configFile();
     try (var writer = Files.newBufferedWriter(file)) {
       p.store(writer, "The configuration floe run would take for this embedded setup");
     }
     return FloeConfig.load(file);
+  }
+
+  /** Where {@link #writeConfig} writes {@code floe.properties}. */
+  public Path configFile() {
+    return dir.resolve("floe.properties");
   }
 
   /** Creates the namespaces if the catalog lacks them. */

@@ -103,22 +103,7 @@ class CrashRecoveryIT {
   private int runUntilHalt(String failPoint) throws Exception {
     Path config = floe.configFile("crashing", Map.of());
     Path log = dir.resolve("crashing-" + failPoint + "-" + System.nanoTime() + ".log");
-    Process process =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx768m",
-                "-Djava.io.tmpdir=" + dir,
-                "-cp",
-                // The forked test JVM's own class path may be a manifest-only jar; this is the
-                // list.
-                System.getProperty(
-                    "surefire.test.class.path", System.getProperty("java.class.path")),
-                FailPoints.class.getName(),
-                failPoint + ":bars",
-                config.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+    Process process = floe.spawn(log, FailPoints.class, failPoint + ":bars", config.toString());
     if (!process.waitFor(120, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       throw new AssertionError(

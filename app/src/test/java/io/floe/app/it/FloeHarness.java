@@ -183,6 +183,63 @@ final class FloeHarness implements AutoCloseable {
     return service;
   }
 
+  /**
+   * Starts {@code main} with {@code args} in a child JVM on this test's class path, its output to
+   * {@code log}: a process the test can kill as a lost node dies.
+   */
+  Process spawn(Path log, Class<?> main, String... args) throws java.io.IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx768m");
+    command.add("-Djava.io.tmpdir=" + dir);
+    command.add("-cp");
+    // The forked test JVM's own class path may be a manifest-only jar; this is the list.
+    command.add(
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .start();
+  }
+
+  /**
+   * Checks that each view's target applied every refresh once (no {@code floe.refresh-id} on two
+   * snapshots that completed a refresh), and that every refresh applied was reported, once (one
+   * event per refresh id).
+   */
+  void assertEachRefreshAppliedAndReportedOnce(List<ViewDefinition> views) {
+    List<String> applied = new ArrayList<>();
+    for (ViewDefinition view : views) {
+      List<String> ofView = new ArrayList<>();
+      for (Snapshot snapshot : target(view).snapshots()) {
+        String refreshId = snapshot.summary().get("floe.refresh-id");
+        if (refreshId != null && snapshot.summary().get("floe.progress") == null) {
+          ofView.add(refreshId);
+        }
+      }
+      org.assertj.core.api.Assertions.assertThat(ofView).as(view.name()).doesNotHaveDuplicates();
+      applied.addAll(ofView);
+    }
+    // The events of the last refreshes may still be on their way: each is sent after its commit.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                org.assertj.core.api.Assertions.assertThat(
+                        events().stream().map(RefreshEvent::getRefreshId).toList())
+                    .as("refresh ids of the events")
+                    .containsAll(applied));
+    Map<String, Long> perRefresh =
+        events().stream()
+            .collect(
+                java.util.stream.Collectors.groupingBy(
+                    RefreshEvent::getRefreshId, java.util.stream.Collectors.counting()));
+    org.assertj.core.api.Assertions.assertThat(perRefresh)
+        .allSatisfy((id, n) -> org.assertj.core.api.Assertions.assertThat(n).as(id).isEqualTo(1));
+  }
+
   /** Declares a view through the views topic, as the API and the views file do. */
   void define(ViewDefinition view) throws Exception {
     producer

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterEach;
@@ -151,24 +150,10 @@ class TwoInstancesIT {
       floe.awaitOracle(view, trades);
     }
     assertThat(b.streams().state().isRunningOrRebalancing()).isTrue();
-    Map<String, Long> perRefresh =
-        floe.events().stream()
-            .collect(Collectors.groupingBy(RefreshEvent::getRefreshId, Collectors.counting()));
-    assertThat(perRefresh).allSatisfy((id, n) -> assertThat(n).as(id).isEqualTo(1));
-    for (ViewDefinition view : views) {
-      List<String> applied = new ArrayList<>();
-      for (Snapshot snapshot : floe.target(view).snapshots()) {
-        String refreshId = snapshot.summary().get("floe.refresh-id");
-        if (refreshId != null && snapshot.summary().get("floe.progress") == null) {
-          applied.add(refreshId);
-        }
-      }
-      assertThat(applied).as(view.name()).doesNotHaveDuplicates();
-      assertThat(perRefresh.keySet()).as(view.name()).containsAll(applied);
-    }
+    floe.assertEachRefreshAppliedAndReportedOnce(views);
   }
 
-  private static List<ViewDefinition> views() {
+  static List<ViewDefinition> views() {
     List<ViewDefinition> views = new ArrayList<>();
     for (String granularity : List.of("minute", "hour", "day", "week", "month", "year")) {
       views.add(

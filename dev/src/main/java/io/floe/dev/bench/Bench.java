@@ -30,10 +30,14 @@ public final class Bench {
           FreshnessScenario.NAME,
           ManyViewsScenario.NAME,
           TargetWriteScenario.NAME,
-          ReadersScenario.NAME);
+          ReadersScenario.NAME,
+          FailoverScenario.NAME);
 
-  /** The scenarios that run only when named: they measure choices, not Floe's claims. */
-  public static final Set<String> ON_REQUEST = Set.of(ReadersScenario.NAME);
+  /**
+   * The scenarios that run only when named: they measure choices, or take minutes of processes
+   * coming and going, not Floe's claims.
+   */
+  public static final Set<String> ON_REQUEST = Set.of(ReadersScenario.NAME, FailoverScenario.NAME);
 
   /** What the user asked for. */
   public record Options(
@@ -78,6 +82,7 @@ public final class Bench {
               case FreshnessScenario.NAME -> FreshnessScenario.run(ctx, options.commitIntervals());
               case TargetWriteScenario.NAME -> TargetWriteScenario.run(ctx);
               case ReadersScenario.NAME -> ReadersScenario.run(ctx);
+              case FailoverScenario.NAME -> FailoverScenario.run(ctx);
               case ManyViewsScenario.NAME ->
                   ManyViewsScenario.run(ctx, options.tables(), options.viewsPerTable());
               default -> throw new IllegalArgumentException(scenario);

@@ -41,14 +41,7 @@ final class ChildJvm {
     Path out = dir.resolve(name + ".properties");
     Path log = dir.resolve(name + ".log");
     Files.deleteIfExists(out);
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmOptions);
-    command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(main.getName());
-    command.addAll(List.of(args));
+    List<String> command = command(main, jvmOptions, args);
     command.add(out.toString());
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -73,6 +66,22 @@ final class ChildJvm {
       measured.load(reader);
     }
     return measured;
+  }
+
+  /**
+   * The command line of a JVM with the bench's class path and temporary directory that runs {@code
+   * main} with {@code args}; a list the caller may add to.
+   */
+  static List<String> command(Class<?> main, List<String> jvmOptions, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    return command;
   }
 
   /** What a child measured, written to the file named by its last argument. */

@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.iceberg.DataOperations;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -150,7 +148,7 @@ final class FreshnessScenario {
                   + ", poller="
                   + pollerCaughtUp);
         }
-        int sourceCommits = dataCommits(trades, from, to);
+        int sourceCommits = Lags.commitTimes(trades, from, to).size();
         result.parameter("sourceCommits@" + label(commitInterval), sourceCommits);
         for (int i = 0; i < VIEWS.length; i++) {
           String name = VIEWS[i][0];
@@ -187,18 +185,5 @@ final class FreshnessScenario {
   static String label(Duration interval) {
     long millis = interval.toMillis();
     return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
-  }
-
-  private static int dataCommits(Table table, long from, long to) {
-    table.refresh();
-    int n = 0;
-    for (Snapshot s : table.snapshots()) {
-      if (!DataOperations.REPLACE.equals(s.operation())
-          && s.timestampMillis() >= from
-          && s.timestampMillis() <= to) {
-        n++;
-      }
-    }
-    return n;
   }
 }

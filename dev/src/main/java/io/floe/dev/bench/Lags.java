@@ -52,6 +52,23 @@ final class Lags {
   }
 
   /**
+   * The commit times of the data-changing source snapshots committed in {@code [from, to]}, in
+   * commit order: the snapshots {@link #reflections} answers for, reflected or not.
+   */
+  static List<Long> commitTimes(Table source, long from, long to) {
+    source.refresh();
+    List<Long> times = new ArrayList<>();
+    for (Snapshot s : source.snapshots()) {
+      if (!DataOperations.REPLACE.equals(s.operation())
+          && s.timestampMillis() >= from
+          && s.timestampMillis() <= to) {
+        times.add(s.timestampMillis());
+      }
+    }
+    return times;
+  }
+
+  /**
    * When the target first reflected the source snapshot: the commit time of the first target commit
    * that completed a refresh of it or of a later snapshot, or empty while none has.
    */

@@ -13,12 +13,18 @@ import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewsFile;
 import io.floe.topology.view.sql.ViewQueryParser;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -90,6 +96,34 @@ final class ServiceBench implements AutoCloseable {
 
   List<ViewDefinition> views() {
     return views;
+  }
+
+  /**
+   * An instance of Floe in a process of its own ({@code floe run}), not started: the bench's
+   * configuration with its own state directory and an HTTP server on a free loopback port (for its
+   * readiness probe), {@code settings} on top. Its files are named after it in the bench's
+   * directory.
+   */
+  FloeProcess process(String name, Map<String, String> settings) throws IOException {
+    Properties p = new Properties();
+    try (Reader reader = Files.newBufferedReader(stack.configFile())) {
+      p.load(reader);
+    }
+    Path stateDir = stack.dir().resolve("state-" + name);
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    }
+    p.setProperty("state.dir", stateDir.toString());
+    p.setProperty(FloeConfig.HTTP_ENABLED, "true");
+    p.setProperty(FloeConfig.HTTP_HOST, "127.0.0.1");
+    p.setProperty(FloeConfig.HTTP_PORT, Integer.toString(port));
+    settings.forEach(p::setProperty);
+    Path file = stack.dir().resolve("floe-" + name + ".properties");
+    try (Writer writer = Files.newBufferedWriter(file)) {
+      p.store(writer, "floe run of bench instance " + name);
+    }
+    return new FloeProcess(name, file, stateDir, stack.dir().resolve(name + ".log"), port);
   }
 
   void startFloe() throws Exception {
