@@ -4,13 +4,10 @@ import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.view.Digests;
 import io.floe.topology.view.SourceColumns;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -84,7 +81,8 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
    * only the very same work: chunks computed before a schema change are not resumed after it.
    */
   String fingerprint(RefreshOutcome.Mode mode, Long deltaBase, SourceColumns reads) {
-    return digest(fingerprint + "|" + mode.label() + "|" + deltaBase + "|" + reads.format());
+    return Digests.sha256Prefix(
+        fingerprint + "|" + mode.label() + "|" + deltaBase + "|" + reads.format(), 8);
   }
 
   /** The buckets of all chunks. */
@@ -317,17 +315,6 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
     for (Chunk chunk : chunks) {
       plan.append(chunk.ranges()).append(chunk.nullBucket() ? " null" : "").append('\n');
     }
-    return digest(plan.toString());
-  }
-
-  /** The first 64 bits of the SHA-256 of {@code text}, in hex. */
-  private static String digest(String text) {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 8);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JRE", e);
-    }
+    return Digests.sha256Prefix(plan.toString(), 8);
   }
 }

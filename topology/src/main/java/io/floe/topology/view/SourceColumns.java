@@ -2,11 +2,8 @@ package io.floe.topology.view;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -79,7 +76,7 @@ public record SourceColumns(List<Column> columns, String nameMapping) {
       append(mapped, mapping.find(column.fieldId()));
       mapped.append(' ');
     }
-    return new SourceColumns(columns, digest(mapped.toString()));
+    return new SourceColumns(columns, Digests.sha256Prefix(mapped.toString(), 4));
   }
 
   /**
@@ -119,7 +116,7 @@ public record SourceColumns(List<Column> columns, String nameMapping) {
    * /reads-<digest>}), the same in every JVM and release.
    */
   public String digest() {
-    return digest(format());
+    return Digests.sha256Prefix(format(), 4);
   }
 
   /**
@@ -247,17 +244,6 @@ public record SourceColumns(List<Column> columns, String nameMapping) {
         out.append(' ');
       }
       out.append('}');
-    }
-  }
-
-  /** The first 32 bits of the SHA-256 of {@code text}, in hex. */
-  private static String digest(String text) {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 4);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JRE", e);
     }
   }
 

@@ -1,10 +1,6 @@
 package io.floe.topology.view;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.ZoneId;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 
@@ -56,12 +52,6 @@ public record ViewDefinition(
             zone.getId(),
             target.toString(),
             targetPartitioning.toString());
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 8);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JRE", e);
-    }
+    return Digests.sha256Prefix(canonical, 8);
   }
 }
