@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
+import io.floe.app.config.FloeConfig;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ValidatedView;
@@ -23,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.apache.iceberg.types.Types;
+import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -73,7 +75,7 @@ final class ValidateCommand implements Callable<Integer> {
     if (config == null) {
       results = withConflicts(ViewValidator.validateStructure(views), table -> Optional.empty());
     } else {
-      try (CatalogConfig catalogs = CatalogConfig.from(CatalogConfig.readProperties(config))) {
+      try (CatalogConfig catalogs = FloeConfig.loadCatalogs(config)) {
         if (catalogs.isEmpty()) {
           err.println(config + ": no catalog configured (floe.catalog.<name>.type=...)");
           return 1;
@@ -84,7 +86,7 @@ final class ValidateCommand implements Callable<Integer> {
       } catch (IOException e) {
         err.println(config + ": cannot read config file: " + e.getMessage());
         return 1;
-      } catch (IllegalArgumentException e) {
+      } catch (IllegalArgumentException | ConfigException e) {
         err.println(config + ": " + e.getMessage());
         return 1;
       }

@@ -113,6 +113,34 @@ class ValidateCommandTest {
   }
 
   @Test
+  void shouldBuildTheCatalogFromValuesOfTheConfigProviders() throws Exception {
+    // Given a config file whose catalog URI comes from a secrets file, as a password would
+    Path secrets =
+        Files.writeString(
+            dir.resolve("secrets.properties"), "uri=jdbc:sqlite:" + dir.resolve("catalog.db"));
+    Path viaProvider =
+        Files.writeString(
+            dir.resolve("floe-with-secrets.properties"),
+            "config.providers=file\n"
+                + "config.providers.file.class="
+                + "org.apache.kafka.common.config.provider.FileConfigProvider\n"
+                + "floe.catalog.lake.type=jdbc\n"
+                + "floe.catalog.lake.uri=${file:"
+                + secrets
+                + ":uri}\n"
+                + "floe.catalog.lake.warehouse="
+                + dir.resolve("warehouse").toUri()
+                + "\n");
+
+    // When
+    Run run = run("validate", "--config", viaProvider.toString(), views(VIEWS).toString());
+
+    // Then the catalog was reached with the resolved URI
+    assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+    assertThat(run.out()).contains("ohlcv_1m: valid").contains("2 views, 0 invalid");
+  }
+
+  @Test
   void shouldPrintJsonWithTypes() throws Exception {
     Run run = run("validate", "--json", "--config", config.toString(), views(VIEWS).toString());
 

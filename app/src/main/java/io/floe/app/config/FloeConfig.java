@@ -316,6 +316,24 @@ public final class FloeConfig extends AbstractConfig {
     return of(properties, base);
   }
 
+  /**
+   * The catalogs of a configuration file, its config providers applied as {@link #load} applies
+   * them, without the checks of a service configuration: {@code floe validate} needs no Kafka.
+   *
+   * @throws ConfigException when a config provider fails
+   * @throws IllegalArgumentException naming a malformed catalog key
+   */
+  public static CatalogConfig loadCatalogs(Path file) throws IOException {
+    Properties properties = CatalogConfig.readProperties(file);
+    Map<String, String> map = new TreeMap<>();
+    properties.stringPropertyNames().forEach(k -> map.put(k, properties.getProperty(k)));
+    Properties resolved = new Properties();
+    new AbstractConfig(new ConfigDef(), map, resolverProps(map), false)
+        .originalsStrings()
+        .forEach(resolved::setProperty);
+    return CatalogConfig.from(resolved);
+  }
+
   /** A configuration from properties; relative paths resolve against {@code baseDirectory}. */
   public static FloeConfig of(Properties properties, Path baseDirectory) {
     Map<String, String> map = new TreeMap<>();
