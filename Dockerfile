@@ -40,8 +40,8 @@ RUN apt-get update \
     && mkdir -p /var/lib/floe /etc/floe \
     && chown floe:floe /var/lib/floe
 # The service as the build lays it out: Floe's own classes in floe.jar, every dependency a plain
-# jar in lib/ (natives for linux x86_64 and aarch64 only). Jars added to lib/ (a JDBC driver, the
-# AWS SDK's Glue client) join the class path.
+# jar in lib/ (natives for linux x86_64 and aarch64 only; the SQLite and PostgreSQL drivers). Jars
+# added to lib/ (a MySQL driver, the AWS SDK's Glue client) join the class path.
 COPY --from=build /src/app/target/lib/ /opt/floe/lib/
 COPY --from=build /src/app/target/floe.jar /opt/floe/floe.jar
 # The writer-side commit reporter, for writers to take from the image (see the README).
