@@ -7,6 +7,7 @@ import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
 import io.floe.app.config.Secrets;
 import io.floe.app.metrics.FloeMeters;
+import io.floe.app.metrics.ViewStaleness;
 import io.floe.app.service.CommitNotices;
 import io.floe.app.service.ViewCommands;
 import io.floe.schemas.ViewRecord;
@@ -94,6 +95,7 @@ public final class HttpApi implements AutoCloseable {
   private final FloeMeters meters;
   private final HttpAccess access;
   private final ViewIndex views;
+  private final Duration maxStaleness;
   private final AtomicBoolean everRunning = new AtomicBoolean();
   private final Object writes = new Object();
   private volatile KafkaStreams streams;
@@ -107,8 +109,10 @@ public final class HttpApi implements AutoCloseable {
       CommitNotices notices,
       FloeMeters meters,
       HttpAccess access,
-      ViewIndex views) {
+      ViewIndex views,
+      Duration maxStaleness) {
     this.catalogs = catalogs;
+    this.maxStaleness = maxStaleness;
     this.commands = commands;
     this.notices = notices;
     this.meters = meters;
@@ -135,6 +139,7 @@ public final class HttpApi implements AutoCloseable {
    *
    * @param notices where {@code POST /api/commits} publishes
    * @param views the views in force, compiled: what the API says of a view comes from there
+   * @param maxStaleness the staleness objective of views that set none
    */
   public static HttpApi start(
       String host,
@@ -144,8 +149,10 @@ public final class HttpApi implements AutoCloseable {
       CommitNotices notices,
       FloeMeters meters,
       HttpAccess access,
-      ViewIndex views) {
-    return new HttpApi(host, port, catalogs, commands, notices, meters, access, views);
+      ViewIndex views,
+      Duration maxStaleness) {
+    return new HttpApi(
+        host, port, catalogs, commands, notices, meters, access, views, maxStaleness);
   }
 
   /** The port the server listens on. */
@@ -170,9 +177,7 @@ public final class HttpApi implements AutoCloseable {
     routes.before(this::guard);
     routes.get(LIVE_PATH, this::live);
     routes.get(READY_PATH, this::ready);
-    routes.get(
-        METRICS_PATH,
-        ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(meters.scrape()));
+    routes.get(METRICS_PATH, this::metrics);
     routes.get(
         ViewStates.INTERNAL_PATH, ctx -> ctx.json(states == null ? Map.of() : states.local()));
     routes.get("/api/views", this::listViews);
@@ -238,6 +243,15 @@ public final class HttpApi implements AutoCloseable {
                 + ")");
       }
     }
+  }
+
+  private void metrics(Context ctx) {
+    long now = System.currentTimeMillis();
+    Map<String, ViewStaleness> staleness = new TreeMap<>();
+    (states == null ? Map.<String, ViewState>of() : states.local())
+        .forEach((view, state) -> staleness.put(view, ViewStaleness.of(state, maxStaleness, now)));
+    meters.viewStaleness(staleness);
+    ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(meters.scrape());
   }
 
   private void live(Context ctx) {
@@ -515,6 +529,7 @@ public final class HttpApi implements AutoCloseable {
         definition,
         views.view(name).map(CompiledView::query).orElse(null),
         views.rejected().get(name),
+        state == null ? null : ViewStaleness.of(state, maxStaleness, System.currentTimeMillis()),
         state);
   }
 

@@ -162,7 +162,8 @@ public final class FloeService implements AutoCloseable {
               notices,
               metrics,
               httpAccess,
-              views);
+              views,
+              config.maxStaleness());
       startup.ended("HTTP");
       // Other instances reach this one's view states through its HTTP server.
       streamsProperties.putIfAbsent(

@@ -115,7 +115,7 @@ public final class ViewState {
   private String pendingTableUuid;
   private Scope pendingScope;
   private Long firstPendingAt;
-  // Staleness (DESIGN §7): the commit time (epoch millis) of the oldest source commit the target
+  // Staleness: the commit time (epoch millis) of the oldest source commit the target
   // does not reflect, among the pending changes and among those of the refresh in flight; null
   // when there is none. A view's first refresh, or one of a new definition, counts from when the
   // definition came into force: there was no promise before it.
