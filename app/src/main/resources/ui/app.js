@@ -60,7 +60,9 @@ function duration(ms) {
   return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(ms < 10000 ? 1 : 0) + ' s';
 }
 
-function lagChart(recent) {
+// The lag of recent refreshes, with the view's staleness objective drawn across (a refresh whose lag
+// is above the line ended a stale spell).
+function lagChart(recent, objective) {
   const points = recent.filter(r => r.lagMs !== null && r.lagMs !== undefined).slice(-30);
   const svgNS = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(svgNS, 'svg');
@@ -73,13 +75,22 @@ function lagChart(recent) {
   axis.setAttribute('x1', '0'); axis.setAttribute('x2', '300'); axis.setAttribute('y1', '45'); axis.setAttribute('y2', '45');
   svg.append(axis);
   if (points.length > 0) {
-    const max = Math.max(...points.map(p => p.lagMs), 1);
+    const max = Math.max(...points.map(p => p.lagMs), objective || 0, 1);
+    if (objective) {
+      const y = (44 - 40 * objective / max).toFixed(1);
+      const line = document.createElementNS(svgNS, 'line');
+      line.setAttribute('class', 'objective');
+      line.setAttribute('data-testid', 'lag-objective');
+      line.setAttribute('x1', '0'); line.setAttribute('x2', '300'); line.setAttribute('y1', y); line.setAttribute('y2', y);
+      svg.append(line);
+    }
     const step = points.length > 1 ? 300 / (points.length - 1) : 0;
     const line = document.createElementNS(svgNS, 'polyline');
     line.setAttribute('points', points.map((p, i) => `${(i * step).toFixed(1)},${(44 - 40 * p.lagMs / max).toFixed(1)}`).join(' '));
     svg.append(line);
     const title = document.createElementNS(svgNS, 'title');
-    title.textContent = `lag, last ${points.length} refreshes (max ${duration(max)})`;
+    title.textContent = `lag, last ${points.length} refreshes (max ${duration(Math.max(...points.map(p => p.lagMs)))}`
+      + (objective ? `, objective ${duration(objective)})` : ')');
     svg.append(title);
   }
   return svg;
@@ -90,20 +101,25 @@ function card(view, detail) {
   const recent = detail ? detail.recentRefreshes : [];
   return el('article', { class: 'card', 'data-testid': 'view-card', 'data-view': view.name },
     el('h3', {}, el('span', { 'data-testid': 'view-name' }, view.name),
-      el('span', { class: 'badge ' + view.status, 'data-testid': 'view-status' }, view.status)),
+      el('span', { class: 'badge ' + view.status, 'data-testid': 'view-status' }, view.status),
+      view.staleness > 0 ? el('span', { class: 'badge staleness' + (view.staleness > view.objective ? ' over' : ''), 'data-testid': 'view-staleness',
+        title: `the target has not reflected a source commit for ${duration(view.staleness)}; objective ${duration(view.objective)}` },
+        `${duration(view.staleness)} behind`) : null),
     el('div', { class: 'flow' }, `${view.source || '?'} → ${view.target}`),
     el('dl', { class: 'facts' },
       el('dt', {}, 'granularity'), el('dd', {}, view.granularity || '–'),
       el('dt', {}, 'last refresh'), el('dd', { 'data-testid': 'last-refresh' },
         last ? `${last.mode.toLowerCase()} ${ago(last.finishedAt)}, ${duration(last.durationMs)}, ${last.rowsWritten} rows` : 'none yet'),
       el('dt', {}, 'lag'), el('dd', { 'data-testid': 'lag' }, duration(view.lagMs)),
+      el('dt', {}, 'staleness'), el('dd', { 'data-testid': 'staleness' },
+        view.staleness === undefined ? '–' : `${duration(view.staleness)} (objective ${duration(view.objective)})`),
       // Snapshot ids arrive as strings: they need all 64 bits, a JavaScript number holds 53.
       el('dt', {}, 'source snapshot'), el('dd', { 'data-testid': 'source-snapshot' }, view.watermark ?? '–'),
       view.pendingRanges ? [el('dt', {}, 'pending'), el('dd', {}, view.pendingRanges < 0 ? 'every bucket' : view.pendingRanges + ' bucket ranges')] : null,
       view.progress ? [el('dt', {}, 'progress'), el('dd', { 'data-testid': 'progress' }, view.progress)] : null,
       last && last.reason ? [el('dt', {}, 'reason'), el('dd', {}, last.reason)] : null),
     view.lastError ? el('div', { class: 'error-box', 'data-testid': 'view-error' }, view.lastError) : null,
-    lagChart(recent),
+    lagChart(recent, view.objective),
     recent.length ? el('ol', { class: 'recent', 'data-testid': 'recent-refreshes' },
       recent.slice(-5).reverse().map(r => el('li', {},
         `${r.mode.toLowerCase()} ${ago(r.finishedAt)}` + (r.lagMs != null ? `, lag ${duration(r.lagMs)}` : '') + (r.error ? ` — ${r.error}` : '')))) : null,

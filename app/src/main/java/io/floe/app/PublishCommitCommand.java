@@ -1,6 +1,5 @@
 package io.floe.app;
 
-import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
 import io.floe.app.service.CommitNotices;
 import io.floe.topology.view.TableName;
@@ -8,10 +7,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.Table;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -81,39 +76,25 @@ final class PublishCommitCommand implements Callable<Integer> {
       err.println(e.getMessage());
       return 1;
     }
-    fillFromCatalog(floeConfig.catalogs(), name, err);
     try (CommitNotices notices = new CommitNotices(floeConfig, producer)) {
-      RecordMetadata sent = notices.publish(name, snapshotId, metadataLocation);
+      CommitNotices.Published sent =
+          notices.announce(
+              floeConfig.catalogs(),
+              name,
+              snapshotId,
+              metadataLocation,
+              note -> err.println("Note: " + note));
       out.println(
           "Published a commit notice for "
               + name
-              + (snapshotId == null ? "" : " (snapshot " + snapshotId + ")")
+              + (sent.snapshotId() == null ? "" : " (snapshot " + sent.snapshotId() + ")")
               + " to "
-              + notices.topic()
+              + sent.topic()
               + "-"
               + sent.partition()
               + "@"
               + sent.offset());
     }
     return 0;
-  }
-
-  private void fillFromCatalog(CatalogConfig catalogs, TableName name, PrintWriter err) {
-    if (snapshotId != null && metadataLocation != null) {
-      return;
-    }
-    try {
-      Table loaded = catalogs.catalog(name.catalog()).loadTable(name.identifier());
-      Snapshot current = loaded.currentSnapshot();
-      if (snapshotId == null && current != null) {
-        snapshotId = current.snapshotId();
-      }
-      if (metadataLocation == null && loaded instanceof HasTableOperations ops) {
-        metadataLocation = ops.operations().current().metadataFileLocation();
-      }
-    } catch (RuntimeException e) {
-      // The notice is a hint: Floe reads the real table state itself.
-      err.println("Note: could not read " + name + " from its catalog (" + e.getMessage() + ")");
-    }
   }
 }

@@ -135,6 +135,8 @@ class FloeTopologyTest {
         .isEqualTo(Instant.parse("2026-04-08T10:06:00Z"));
     assertThat(event.getRowsWritten()).isEqualTo(1);
     assertThat(event.getLagMs()).isNotNull();
+    // The commit waited from its append to the end of the refresh, on the driver's clock.
+    assertThat(event.getStalenessMs()).isNotNull().isNotNegative();
     assertThat(event.getRefreshId())
         .isEqualTo(target("ohlcv_1m").currentSnapshot().summary().get("floe.refresh-id"));
     OracleAssertions.assertMatches(target("ohlcv_1m"), trades, s2, OHLCV);

@@ -64,6 +64,7 @@ public final class FloeConfig extends AbstractConfig {
   public static final String IO_THREADS = "floe.io.threads";
   public static final String REFRESH_MAX_BACKOFF_MS = "floe.refresh.max-backoff.ms";
   public static final String MAINTAIN_TICK_MS = "floe.maintain.tick.ms";
+  public static final String REFRESH_MAX_STALENESS_MS = "floe.refresh.max-staleness.ms";
   public static final String STATE_MEMORY_BYTES = BoundedRocksDbMemory.BYTES_CONFIG;
 
   /** Streams settings Floe chooses unless the file sets them. */
@@ -265,6 +266,16 @@ public final class FloeConfig extends AbstractConfig {
               "Longest wait, in milliseconds, before a failing view is retried; the wait doubles"
                   + " from one second up to this.")
           .define(
+              REFRESH_MAX_STALENESS_MS,
+              Type.LONG,
+              300_000L,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "The staleness objective, in milliseconds, of every view that sets no"
+                  + " refresh.max_staleness of its own: a view whose target has not reflected a"
+                  + " source commit for longer counts as stale (status STALE in the API,"
+                  + " floe_view_staleness_seconds above floe_view_staleness_objective_seconds).")
+          .define(
               MAINTAIN_TICK_MS,
               Type.LONG,
               50L,
@@ -449,6 +460,11 @@ public final class FloeConfig extends AbstractConfig {
         getString(TOPIC_VIEWS),
         getString(TOPIC_REQUESTS),
         getString(TOPIC_DLQ));
+  }
+
+  /** The staleness objective of views that set none ({@link #REFRESH_MAX_STALENESS_MS}). */
+  public Duration maxStaleness() {
+    return Duration.ofMillis(getLong(REFRESH_MAX_STALENESS_MS));
   }
 
   public FloeTopology.Settings topologySettings() {

@@ -1,11 +1,14 @@
 package io.floe.app.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
 import io.floe.app.config.Secrets;
 import io.floe.app.metrics.FloeMeters;
+import io.floe.app.metrics.ViewStaleness;
+import io.floe.app.service.CommitNotices;
 import io.floe.app.service.ViewCommands;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.maintain.ViewState;
@@ -82,12 +85,17 @@ public final class HttpApi implements AutoCloseable {
   /** The only read under /api/ that everyone may make: names, tables and states, no schemas. */
   private static final Set<String> OPEN_API_READS = Set.of("/api/views");
 
+  /** The fields of a commit posted to {@code /api/commits}. */
+  private static final List<String> COMMIT_FIELDS = List.of("table", "snapshotId");
+
   private final Javalin app;
   private final CatalogConfig catalogs;
   private final ViewCommands commands;
+  private final CommitNotices notices;
   private final FloeMeters meters;
   private final HttpAccess access;
   private final ViewIndex views;
+  private final Duration maxStaleness;
   private final AtomicBoolean everRunning = new AtomicBoolean();
   private final Object writes = new Object();
   private volatile KafkaStreams streams;
@@ -98,11 +106,15 @@ public final class HttpApi implements AutoCloseable {
       int port,
       CatalogConfig catalogs,
       ViewCommands commands,
+      CommitNotices notices,
       FloeMeters meters,
       HttpAccess access,
-      ViewIndex views) {
+      ViewIndex views,
+      Duration maxStaleness) {
     this.catalogs = catalogs;
+    this.maxStaleness = maxStaleness;
     this.commands = commands;
+    this.notices = notices;
     this.meters = meters;
     this.access = access;
     this.views = views;
@@ -125,17 +137,22 @@ public final class HttpApi implements AutoCloseable {
   /**
    * Starts the server; {@code port} 0 picks a free port.
    *
+   * @param notices where {@code POST /api/commits} publishes
    * @param views the views in force, compiled: what the API says of a view comes from there
+   * @param maxStaleness the staleness objective of views that set none
    */
   public static HttpApi start(
       String host,
       int port,
       CatalogConfig catalogs,
       ViewCommands commands,
+      CommitNotices notices,
       FloeMeters meters,
       HttpAccess access,
-      ViewIndex views) {
-    return new HttpApi(host, port, catalogs, commands, meters, access, views);
+      ViewIndex views,
+      Duration maxStaleness) {
+    return new HttpApi(
+        host, port, catalogs, commands, notices, meters, access, views, maxStaleness);
   }
 
   /** The port the server listens on. */
@@ -160,9 +177,7 @@ public final class HttpApi implements AutoCloseable {
     routes.before(this::guard);
     routes.get(LIVE_PATH, this::live);
     routes.get(READY_PATH, this::ready);
-    routes.get(
-        METRICS_PATH,
-        ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(meters.scrape()));
+    routes.get(METRICS_PATH, this::metrics);
     routes.get(
         ViewStates.INTERNAL_PATH, ctx -> ctx.json(states == null ? Map.of() : states.local()));
     routes.get("/api/views", this::listViews);
@@ -172,6 +187,7 @@ public final class HttpApi implements AutoCloseable {
     routes.delete("/api/views/{name}", this::deleteView);
     routes.post("/api/views/{name}/refresh", this::refreshView);
     routes.post("/api/validate", this::validate);
+    routes.post("/api/commits", this::announceCommit);
     routes.exception(
         ApiException.class,
         (e, ctx) -> ctx.status(e.status).json(error(e.getMessage(), e.details)));
@@ -227,6 +243,15 @@ public final class HttpApi implements AutoCloseable {
                 + ")");
       }
     }
+  }
+
+  private void metrics(Context ctx) {
+    long now = System.currentTimeMillis();
+    Map<String, ViewStaleness> staleness = new TreeMap<>();
+    (states == null ? Map.<String, ViewState>of() : states.local())
+        .forEach((view, state) -> staleness.put(view, ViewStaleness.of(state, maxStaleness, now)));
+    meters.viewStaleness(staleness);
+    ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(meters.scrape());
   }
 
   private void live(Context ctx) {
@@ -343,6 +368,86 @@ public final class HttpApi implements AutoCloseable {
         .json(Map.of("name", name, "command", full ? "FULL_REFRESH" : "REFRESH"));
   }
 
+  /**
+   * A commit notice from a pipeline ({@code {"table": "catalog.namespace.table", "snapshotId":
+   * 123}}, the snapshot optional), published as {@code floe publish-commit} publishes it: one
+   * request instead of a JVM per notice.
+   */
+  private void announceCommit(Context ctx) throws InterruptedException {
+    JsonNode request;
+    try {
+      request = ViewStates.MAPPER.readTree(ctx.body());
+    } catch (Exception e) {
+      request = null;
+    }
+    if (request == null || !request.isObject()) {
+      throw new ApiException(HttpStatus.BAD_REQUEST, "the body must be a JSON object", Map.of());
+    }
+    request
+        .fieldNames()
+        .forEachRemaining(
+            field -> {
+              if (!COMMIT_FIELDS.contains(field)) {
+                throw new ApiException(
+                    HttpStatus.BAD_REQUEST,
+                    "unknown field '"
+                        + field
+                        + "': a commit has "
+                        + String.join(", ", COMMIT_FIELDS));
+              }
+            });
+    JsonNode table = request.get("table");
+    if (table == null || !table.isTextual()) {
+      throw new ApiException(
+          HttpStatus.BAD_REQUEST,
+          "the body needs 'table', the table that committed as catalog.namespace.table");
+    }
+    TableName name;
+    try {
+      name = TableName.parse(table.asText());
+      // A notice for a catalog Floe does not have would be ignored by every view.
+      catalogs.catalog(name.catalog());
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage());
+    }
+    CommitNotices.Published sent =
+        notices.announce(
+            catalogs,
+            name,
+            snapshotId(request.get("snapshotId")),
+            null,
+            note -> LOG.warn("Commit notice for {} posted without its snapshot: {}", name, note));
+    ObjectNode body = ViewStates.MAPPER.createObjectNode();
+    body.put("table", sent.table().toString());
+    // A string, as every snapshot id the API answers with: a browser's numbers lose its low bits.
+    body.put("snapshotId", sent.snapshotId() == null ? null : sent.snapshotId().toString());
+    body.put("metadataLocation", sent.metadataLocation());
+    body.put("topic", sent.topic());
+    body.put("partition", sent.partition());
+    body.put("offset", sent.offset());
+    ctx.status(HttpStatus.ACCEPTED).json(body);
+  }
+
+  /** A snapshot id as a JSON integer or, as the API itself writes them, a string of digits. */
+  private static Long snapshotId(JsonNode node) {
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    if (node.isIntegralNumber() && node.canConvertToLong()) {
+      return node.longValue();
+    }
+    if (node.isTextual()) {
+      try {
+        return Long.parseLong(node.asText());
+      } catch (NumberFormatException e) {
+        // Falls through to the refusal.
+      }
+    }
+    throw new ApiException(
+        HttpStatus.BAD_REQUEST,
+        "'snapshotId' must be a snapshot id (a 64-bit integer), not " + node);
+  }
+
   /** Live validation for the UI: the query (and, optionally, the rest of a definition). */
   private void validate(Context ctx) {
     ObjectNode request;
@@ -424,6 +529,7 @@ public final class HttpApi implements AutoCloseable {
         definition,
         views.view(name).map(CompiledView::query).orElse(null),
         views.rejected().get(name),
+        state == null ? null : ViewStaleness.of(state, maxStaleness, System.currentTimeMillis()),
         state);
   }
 

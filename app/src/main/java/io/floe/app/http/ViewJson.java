@@ -2,6 +2,7 @@ package io.floe.app.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.floe.app.metrics.ViewStaleness;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.view.ParsedViewQuery;
@@ -17,6 +18,9 @@ import org.apache.iceberg.types.Types;
  */
 final class ViewJson {
 
+  /** The status of a view over its staleness objective, unless its refreshes fail. */
+  static final String STALE = "STALE";
+
   private ViewJson() {}
 
   /**
@@ -24,9 +28,14 @@ final class ViewJson {
    *
    * @param query the structure of the definition in force, or null when none compiled
    * @param rejected the view's latest definition when it was skipped because it cannot be used
+   * @param staleness how stale the view is against its objective, null when its state is unknown
    */
   static ObjectNode summary(
-      ViewRecord definition, ParsedViewQuery query, ViewIndex.Rejected rejected, ViewState state) {
+      ViewRecord definition,
+      ParsedViewQuery query,
+      ViewIndex.Rejected rejected,
+      ViewStaleness staleness,
+      ViewState state) {
     ObjectNode node = ViewStates.MAPPER.createObjectNode();
     node.put("name", definition.getName());
     node.put("target", definition.getTarget());
@@ -38,7 +47,14 @@ final class ViewJson {
       node.put("status", "UNKNOWN");
       return node;
     }
-    node.put("status", state.status().name());
+    // STALE says that the promise is broken; an error says more about why, so it wins.
+    node.put(
+        "status",
+        staleness.isStale() && state.status() != ViewState.Status.ERROR
+            ? STALE
+            : state.status().name());
+    node.put("staleness", staleness.stalenessMs());
+    node.put("objective", staleness.objectiveMs());
     node.put("watermark", id(state.watermark()));
     node.put("pendingSnapshot", id(state.pendingSnapshot()));
     node.put(

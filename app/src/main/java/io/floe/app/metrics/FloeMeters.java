@@ -5,6 +5,7 @@ import io.floe.topology.refresh.RefreshOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -17,6 +18,7 @@ import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -206,6 +208,53 @@ public final class FloeMeters implements FloeMetrics {
         .set(pendingRanges);
     viewGauge(failing, "floe.view.error", "1 while the view's last refresh failed", view)
         .set("ERROR".equals(status) ? 1 : 0);
+  }
+
+  // Staleness, per view this instance maintains, set from its view states at each
+  // scrape,
+  // so that the figure is as of the scrape and a view that moved to another instance disappears.
+  private final Map<String, ViewStaleness> staleness = new ConcurrentHashMap<>();
+  private final Map<String, List<Meter.Id>> stalenessMeters = new ConcurrentHashMap<>();
+
+  /**
+   * Sets {@code floe.view.staleness} and {@code floe.view.staleness.objective} (seconds, tagged
+   * {@code view}) to {@code views}, the views this instance maintains now; the gauges of views no
+   * longer among them are removed.
+   */
+  public void viewStaleness(Map<String, ViewStaleness> views) {
+    staleness.putAll(views);
+    for (String view : List.copyOf(stalenessMeters.keySet())) {
+      if (!views.containsKey(view)) {
+        stalenessMeters.remove(view).forEach(registry::remove);
+        staleness.remove(view);
+      }
+    }
+    for (String view : views.keySet()) {
+      stalenessMeters.computeIfAbsent(
+          view,
+          v ->
+              List.of(
+                  Gauge.builder("floe.view.staleness", staleness, s -> seconds(s, v, false))
+                      .description(
+                          "Time since the oldest source commit the view's target does not reflect"
+                              + " yet; 0 when current")
+                      .baseUnit("seconds")
+                      .tag("view", v)
+                      .register(registry)
+                      .getId(),
+                  Gauge.builder(
+                          "floe.view.staleness.objective", staleness, s -> seconds(s, v, true))
+                      .description("The view's staleness objective (refresh.max_staleness)")
+                      .baseUnit("seconds")
+                      .tag("view", v)
+                      .register(registry)
+                      .getId()));
+    }
+  }
+
+  private static double seconds(Map<String, ViewStaleness> all, String view, boolean objective) {
+    ViewStaleness s = all.get(view);
+    return s == null ? Double.NaN : (objective ? s.objectiveMs() : s.stalenessMs()) / 1000.0;
   }
 
   /** The value behind a per-view gauge, registered on first use. */

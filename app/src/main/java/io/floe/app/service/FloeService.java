@@ -61,6 +61,7 @@ public final class FloeService implements AutoCloseable {
   private KafkaStreams streams;
   private HttpApi http;
   private ViewCommands commands;
+  private CommitNotices notices;
   private ViewsFileWatcher watcher;
 
   /**
@@ -142,6 +143,7 @@ public final class FloeService implements AutoCloseable {
     // An object, not a setting: Floe's deserialization handler counts its dead letters here.
     streamsProperties.put(DeadLetterDeserializationHandler.METRICS_CONFIG, metrics);
     if (httpAccess != null) {
+      notices = new CommitNotices(config, "floe-http");
       if (httpAccess.isOpen()) {
         LOG.warn(
             "{}={}: the HTTP API on {}:{} changes views, drops tables and shows catalog schemas"
@@ -157,9 +159,11 @@ public final class FloeService implements AutoCloseable {
               config.getInt(FloeConfig.HTTP_PORT),
               catalogs,
               commands,
+              notices,
               metrics,
               httpAccess,
-              views);
+              views,
+              config.maxStaleness());
       startup.ended("HTTP");
       // Other instances reach this one's view states through its HTTP server.
       streamsProperties.putIfAbsent(
@@ -264,6 +268,9 @@ public final class FloeService implements AutoCloseable {
     }
     if (commands != null) {
       commands.close();
+    }
+    if (notices != null) {
+      notices.close();
     }
     try {
       executor.close();

@@ -176,7 +176,14 @@ final class FloeHarness implements AutoCloseable {
   }
 
   FloeService start(String instance, Map<String, String> extra) throws Exception {
-    FloeService service = new FloeService(FloeConfig.load(configFile(instance, extra)));
+    return start(instance, extra, io.floe.topology.refresh.RefreshHooks.NONE);
+  }
+
+  /** Starts an instance whose refreshes call {@code hooks} at each step. */
+  FloeService start(
+      String instance, Map<String, String> extra, io.floe.topology.refresh.RefreshHooks hooks)
+      throws Exception {
+    FloeService service = new FloeService(FloeConfig.load(configFile(instance, extra)), hooks);
     service.start();
     services.add(service);
     refreshes.subscribe(List.of(topic("refreshes")));

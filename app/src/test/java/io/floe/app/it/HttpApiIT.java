@@ -405,6 +405,92 @@ class HttpApiIT {
   }
 
   @Test
+  void shouldRefreshTheViewsOfATableWhoseCommitIsPostedToTheApi() throws Exception {
+    // Given a view that is current, and a commit of its source that nobody announced
+    create("bars", MINUTES);
+    ViewDefinition bars = FloeHarness.view("bars", MINUTES);
+    floe.awaitOracle(bars, trades);
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:05:00Z", 12.0, 3L, "S")));
+    long snapshot = trades.currentSnapshot().snapshotId();
+
+    // When a pipeline posts the commit
+    HttpResponse<String> posted =
+        send(
+            "POST",
+            "/api/commits",
+            "{\"table\": \"lake.market.trades\", \"snapshotId\": " + snapshot + "}",
+            TOKEN);
+
+    // Then the notice is on floe.commits, as floe publish-commit sends it, and the view catches up
+    assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+    JsonNode published = json(posted);
+    assertThat(published.get("table").asText()).isEqualTo("lake.market.trades");
+    assertThat(published.get("snapshotId").asText()).isEqualTo(String.valueOf(snapshot));
+    assertThat(published.get("topic").asText()).isEqualTo(floe.topic("commits"));
+    floe.awaitOracle(bars, trades);
+    assertThat(floe.commitNotices())
+        .anySatisfy(
+            notice -> {
+              assertThat(notice.getProducer()).isEqualTo("floe-http");
+              assertThat(notice.getTable()).isEqualTo("trades");
+              assertThat(notice.getSnapshotId()).isEqualTo(snapshot);
+              assertThat(notice.getMetadataLocation()).endsWith(".metadata.json");
+            });
+  }
+
+  @Test
+  void shouldFillTheSnapshotOfAPostedCommitFromTheCatalog() throws Exception {
+    // Given a table committed and a notice without a snapshot id
+    long snapshot = trades.currentSnapshot().snapshotId();
+
+    // When it is posted
+    HttpResponse<String> posted =
+        send("POST", "/api/commits", "{\"table\": \"lake.market.trades\"}", TOKEN);
+
+    // Then the notice carries the table's current snapshot
+    assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+    assertThat(json(posted).get("snapshotId").asText()).isEqualTo(String.valueOf(snapshot));
+  }
+
+  @Test
+  void shouldRefuseAPostedCommitWithoutTheTokenOrWithABadBodyAndPublishNothing() throws Exception {
+    String commit = "{\"table\": \"lake.market.trades\"}";
+    assertThat(send("POST", "/api/commits", commit, null).statusCode()).isEqualTo(401);
+
+    assertThat(error(send("POST", "/api/commits", "not json", TOKEN)))
+        .contains("the body must be a JSON object");
+    assertThat(error(send("POST", "/api/commits", "{}", TOKEN)))
+        .contains("'table'", "catalog.namespace.table");
+    assertThat(error(send("POST", "/api/commits", "{\"table\": \"market.trades\"}", TOKEN)))
+        .contains("Table name 'market.trades' must be qualified as catalog.namespace.table");
+    assertThat(error(send("POST", "/api/commits", "{\"table\": \"other.market.trades\"}", TOKEN)))
+        .contains("unknown catalog 'other' (configured: lake)");
+    assertThat(
+            error(
+                send(
+                    "POST",
+                    "/api/commits",
+                    "{\"table\": \"lake.market.trades\", \"snapshotId\": \"latest\"}",
+                    TOKEN)))
+        .contains("'snapshotId' must be a snapshot id (a 64-bit integer)");
+    assertThat(
+            error(
+                send(
+                    "POST",
+                    "/api/commits",
+                    "{\"table\": \"lake.market.trades\", \"snapshot_id\": 1}",
+                    TOKEN)))
+        .contains("unknown field 'snapshot_id'");
+    assertThat(floe.commitNotices()).noneMatch(n -> "floe-http".equals(n.getProducer()));
+  }
+
+  /** The error message of a 400 answer. */
+  private static String error(HttpResponse<String> response) throws Exception {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+    return json(response).get("error").asText();
+  }
+
+  @Test
   void shouldSendSnapshotIdsAsStrings() throws Exception {
     create("bars", MINUTES);
     floe.awaitOracle(FloeHarness.view("bars", MINUTES), trades);

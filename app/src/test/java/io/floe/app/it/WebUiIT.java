@@ -163,6 +163,15 @@ class WebUiIT {
                 .findElements(By.cssSelector("[data-testid=lag-chart] polyline"))
                 .size())
         .isEqualTo(1);
+    // The view's staleness objective (Floe's default, 5 minutes) is drawn across the lag chart.
+    assertThat(
+            card("minute_volume")
+                .findElements(
+                    By.cssSelector("[data-testid=lag-chart] [data-testid=lag-objective]")))
+        .hasSize(1);
+    assertThat(
+            card("minute_volume").findElement(By.cssSelector("[data-testid=staleness]")).getText())
+        .endsWith("(objective 300 s)");
     assertThat(
             card("minute_volume")
                 .findElement(By.cssSelector("[data-testid=recent-refreshes]"))

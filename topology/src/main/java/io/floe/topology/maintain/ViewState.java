@@ -115,6 +115,12 @@ public final class ViewState {
   private String pendingTableUuid;
   private Scope pendingScope;
   private Long firstPendingAt;
+  // Staleness: the commit time (epoch millis) of the oldest source commit the target
+  // does not reflect, among the pending changes and among those of the refresh in flight; null
+  // when there is none. A view's first refresh, or one of a new definition, counts from when the
+  // definition came into force: there was no promise before it.
+  private Long pendingSince;
+  private Long inFlightSince;
   // A user asked for this refresh: it does not wait for linger or min_interval.
   private boolean pendingUrgent;
   // How many forced full refreshes were asked for: the n-th has its own refresh id.
@@ -142,6 +148,7 @@ public final class ViewState {
     ViewState state = new ViewState();
     state.view = view;
     state.catchUp(DirtyBuckets.all("first refresh of the view"), now);
+    state.unreflected(now);
     return state;
   }
 
@@ -149,6 +156,7 @@ public final class ViewState {
   public void redefine(StoredView changed, long now) {
     this.view = changed;
     catchUp(DirtyBuckets.all("view definition changed"), now);
+    unreflected(now);
   }
 
   /** Only settings or the revision changed (same version): the rows stay valid. */
@@ -198,6 +206,7 @@ public final class ViewState {
     if (pendingScope == null) {
       pendingScope = Scope.CHANGES;
     }
+    unreflected(snapshot.committedAt());
     pendingSnapshot = snapshot.snapshotId();
     pendingSequence = snapshot.sequenceNumber();
     pendingCommittedAt = snapshot.committedAt();
@@ -273,6 +282,11 @@ public final class ViewState {
     pinning = false;
     changedWhilePinning = false;
     if (pending != null && pendingSnapshot == null) {
+      // A catch-up found a snapshot no change named: its commit is unreflected, unless the target
+      // reflects it already (a refresh asked for with nothing new).
+      if (!Objects.equals(watermark, current.snapshotId())) {
+        unreflected(current.committedAt());
+      }
       pendingSnapshot = current.snapshotId();
       pendingSequence = current.sequenceNumber();
       pendingCommittedAt = current.committedAt();
@@ -309,6 +323,7 @@ public final class ViewState {
             pendingScope == null ? Scope.CATCH_UP : pendingScope,
             view.version(),
             now);
+    inFlightSince = pendingSince;
     clearPending();
     status = Status.REFRESHING;
     progress = null;
@@ -320,6 +335,7 @@ public final class ViewState {
     pendingScope = null;
     pendingUrgent = false;
     firstPendingAt = null;
+    pendingSince = null;
     clearPendingSnapshot();
   }
 
@@ -344,6 +360,7 @@ public final class ViewState {
         && pendingSequence <= watermarkSequence) {
       clearPending();
     }
+    inFlightSince = null;
     if (outcome != null && !outcome.equals(last)) {
       remember(outcome);
       last = outcome;
@@ -365,6 +382,7 @@ public final class ViewState {
   public void repin(String reason, long now) {
     InFlight stale = inFlight;
     inFlight = null;
+    takeBackInFlightSince();
     status = Status.PENDING;
     progress = null;
     merge(DirtyBuckets.all(reason), now);
@@ -395,6 +413,7 @@ public final class ViewState {
   public void abandon(long now) {
     InFlight abandoned = inFlight;
     inFlight = null;
+    takeBackInFlightSince();
     pinning = false;
     changedWhilePinning = false;
     if (abandoned != null) {
@@ -425,6 +444,7 @@ public final class ViewState {
     if (failed != null) {
       putBack(failed, now);
     }
+    takeBackInFlightSince();
     failures++;
     long backoff = Math.min(maxBackoff.toMillis(), 1000L << Math.min(failures - 1, 20));
     retryAt = now + backoff;
@@ -455,6 +475,41 @@ public final class ViewState {
       pendingCommittedAt = pin.committedAt();
       pendingTableUuid = pin.tableUuid();
     }
+  }
+
+  /** A source commit at {@code committedAt} is not reflected yet; the oldest one counts. */
+  private void unreflected(long committedAt) {
+    if (committedAt > 0 && (pendingSince == null || committedAt < pendingSince)) {
+      pendingSince = committedAt;
+    }
+  }
+
+  /** The commits of a refresh that did not complete are unreflected again. */
+  private void takeBackInFlightSince() {
+    if (inFlightSince != null) {
+      unreflected(inFlightSince);
+      inFlightSince = null;
+    }
+  }
+
+  /**
+   * The commit time (epoch millis) of the oldest source commit the target does not reflect yet, or
+   * null when it reflects every commit seen.
+   */
+  public Long unreflectedSince() {
+    if (inFlightSince == null) {
+      return pendingSince;
+    }
+    return pendingSince == null ? inFlightSince : Math.min(pendingSince, inFlightSince);
+  }
+
+  /**
+   * How far behind its source the target is at {@code now} (epoch millis): the time since the
+   * oldest source commit it does not reflect yet, 0 when it reflects every commit seen.
+   */
+  public long stalenessMs(long now) {
+    Long since = unreflectedSince();
+    return since == null ? 0 : Math.max(0, now - since);
   }
 
   private void remember(LastRefresh refresh) {

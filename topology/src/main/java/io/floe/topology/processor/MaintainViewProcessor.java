@@ -490,6 +490,8 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
                 outcome.sourceSequenceNumber(),
                 outcome.sourceCommitMillis(),
                 outcome.sourceTableUuid());
+    // What this refresh ended: the wait of the oldest commit it brought into the target.
+    long staleness = state.stalenessMs(now);
     state.complete(
         reported
             ? state.last()
@@ -522,7 +524,10 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     StoredView definition = state.view();
     TableName target = TableName.parse(definition.target());
     context.forward(
-        new Record<>(view, refreshEvent(definition, refresh, outcome, mode, lag, null, now), now));
+        new Record<>(
+            view,
+            refreshEvent(definition, refresh, outcome, mode, lag, staleness, null, now),
+            now));
     if (outcome.targetSnapshotId() != null) {
       TableCommitted notice =
           CommitNotice.of(
@@ -585,7 +590,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     context.forward(
         new Record<>(
             view,
-            refreshEvent(state.view(), refresh, null, RefreshMode.FAILED, null, message, now),
+            refreshEvent(state.view(), refresh, null, RefreshMode.FAILED, null, null, message, now),
             now));
   }
 
@@ -595,6 +600,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       RefreshOutcome outcome,
       RefreshMode mode,
       Long lag,
+      Long staleness,
       String error,
       long now) {
     TableName source = TableName.parse(sourceOf(view));
@@ -649,6 +655,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         .setLagMs(lag)
         .setError(error)
         .setCompaction(outcome == null ? null : compaction(outcome.compaction()))
+        .setStalenessMs(staleness)
         .build();
   }
 

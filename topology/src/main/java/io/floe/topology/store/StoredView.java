@@ -11,12 +11,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
  * A view definition as the maintain stage stores it, with its version, its revision (-1 when it did
  * not come from floe.views) and its source table (null when it was not compiled).
+ *
+ * @param maxStalenessMs the view's staleness objective, or null for Floe's default
  */
 public record StoredView(
     String name,
@@ -30,7 +33,8 @@ public record StoredView(
     Long chunkRows,
     String version,
     long revision,
-    String source) {
+    String source,
+    Long maxStalenessMs) {
 
   /** The stored form of a definition from floe.views. */
   public static StoredView of(ViewRecord record) {
@@ -47,7 +51,8 @@ public record StoredView(
             record.getChunkRows(),
             null,
             -1,
-            null);
+            null,
+            record.getMaxStalenessMs());
     return view.withVersion(view.toDefinition().version());
   }
 
@@ -115,7 +120,13 @@ public record StoredView(
         stored.chunkRows,
         view.version(),
         view.revision(),
-        view.source().toString());
+        view.source().toString(),
+        stored.maxStalenessMs);
+  }
+
+  /** The view's staleness objective: its own, or {@code fallback} (Floe's default). */
+  public Duration maxStaleness(Duration fallback) {
+    return maxStalenessMs == null ? fallback : Duration.ofMillis(maxStalenessMs);
   }
 
   private StoredView withVersion(String v) {
@@ -131,7 +142,8 @@ public record StoredView(
         chunkRows,
         v,
         revision,
-        source);
+        source,
+        maxStalenessMs);
   }
 
   /**
@@ -150,7 +162,8 @@ public record StoredView(
             Duration.ofMillis(lingerMs),
             Duration.ofMillis(minIntervalMs),
             chunkBuckets == null ? OptionalInt.empty() : OptionalInt.of(chunkBuckets),
-            chunkRows == null ? OptionalLong.empty() : OptionalLong.of(chunkRows)));
+            chunkRows == null ? OptionalLong.empty() : OptionalLong.of(chunkRows),
+            Optional.ofNullable(maxStalenessMs).map(Duration::ofMillis)));
   }
 
   /** The floe.views record of a definition at {@code revision} ({@link #nextRevision}). */
@@ -180,6 +193,7 @@ public record StoredView(
                 : null)
         .setChunkRows(
             view.refresh().chunkRows().isPresent() ? view.refresh().chunkRows().getAsLong() : null)
+        .setMaxStalenessMs(view.refresh().maxStaleness().map(Duration::toMillis).orElse(null))
         .setOrigin(origin)
         .setUpdatedAt(updatedAt)
         .build();

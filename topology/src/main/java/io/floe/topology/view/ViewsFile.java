@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -48,6 +49,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  *       min_interval: 0s                      # between two refreshes of the view
  *       chunk_rows: 2000000                   # source rows per chunk of a large refresh
  *       chunk_buckets: 1440                   # at most this many buckets per chunk
+ *       max_staleness: 5m                     # the staleness objective (floe's default)
  * </pre>
  *
  * Every problem is reported with the file, line and column, the view and the field; all problems of
@@ -65,6 +67,7 @@ public final class ViewsFile {
   static final String MIN_INTERVAL = "min_interval";
   static final String CHUNK_BUCKETS = "chunk_buckets";
   static final String CHUNK_ROWS = "chunk_rows";
+  static final String MAX_STALENESS = "max_staleness";
 
   /** Settings of earlier releases, with what replaced them. */
   private static final Map<String, String> REPLACED =
@@ -80,7 +83,7 @@ public final class ViewsFile {
   private static final String VIEW_FIELD_LIST =
       String.join(", ", NAME, QUERY, TARGET, TARGET_PARTITIONING, TIMEZONE, REFRESH);
   private static final Set<String> REFRESH_FIELDS =
-      Set.of(LINGER, MIN_INTERVAL, CHUNK_BUCKETS, CHUNK_ROWS);
+      Set.of(LINGER, MIN_INTERVAL, CHUNK_BUCKETS, CHUNK_ROWS, MAX_STALENESS);
 
   private static final Pattern VIEW_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}");
   private static final Pattern DURATION =
@@ -382,13 +385,14 @@ public final class ViewsFile {
           at(valueMark(tuple))
               + label
               + ": field 'refresh' must be a mapping of linger, min_interval, chunk_rows,"
-              + " chunk_buckets");
+              + " chunk_buckets, max_staleness");
       return null;
     }
     Duration linger = RefreshSettings.DEFAULT_LINGER;
     Duration minInterval = RefreshSettings.DEFAULT_MIN_INTERVAL;
     OptionalInt chunkBuckets = OptionalInt.empty();
     OptionalLong chunkRows = OptionalLong.empty();
+    Optional<Duration> maxStaleness = Optional.empty();
     int before = problems.size();
     for (NodeTuple field : mapping.getValue()) {
       String key = scalar(field.getKeyNode());
@@ -408,7 +412,8 @@ public final class ViewsFile {
                 + label
                 + ": unknown field 'refresh."
                 + key
-                + "' (expected one of: linger, min_interval, chunk_rows, chunk_buckets)");
+                + "' (expected one of: linger, min_interval, chunk_rows, chunk_buckets,"
+                + " max_staleness)");
       } else if (key.equals(CHUNK_BUCKETS) || key.equals(CHUNK_ROWS)) {
         try {
           long number = Long.parseLong(value == null ? "" : value.trim().replace("_", ""));
@@ -430,6 +435,8 @@ public final class ViewsFile {
               where + " must be a duration such as 500ms, 1s, 2m or 1h, got '" + value + "'");
         } else if (key.equals(LINGER)) {
           linger = duration;
+        } else if (key.equals(MAX_STALENESS)) {
+          maxStaleness = Optional.of(duration);
         } else {
           minInterval = duration;
         }
@@ -439,7 +446,7 @@ public final class ViewsFile {
       return null;
     }
     try {
-      return new RefreshSettings(linger, minInterval, chunkBuckets, chunkRows);
+      return new RefreshSettings(linger, minInterval, chunkBuckets, chunkRows, maxStaleness);
     } catch (IllegalArgumentException e) {
       problems.add(at(valueMark(tuple)) + label + ": field 'refresh': " + e.getMessage());
       return null;

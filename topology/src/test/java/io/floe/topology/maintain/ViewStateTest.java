@@ -72,4 +72,110 @@ class ViewStateTest {
     assertThat(state.needsPin()).isTrue();
     assertThat(state.isDue(NOW + 10)).isTrue();
   }
+
+  /** A view whose first refresh reached source snapshot 42, committed at {@code NOW}. */
+  private static ViewState currentView() throws Exception {
+    ViewState state = pinningNewView();
+    state.pinned(new ViewState.Pin(42L, 1L, NOW - 5_000, "uuid"));
+    state.start("r1", NOW);
+    state.complete(null, new ViewState.Pin(42L, 1L, NOW - 5_000, "uuid"), NOW + 100);
+    return state;
+  }
+
+  @Test
+  void shouldCountANewViewStaleFromWhenItWasDefinedUntilItsFirstRefreshCompletes()
+      throws Exception {
+    // Given a view defined at NOW over a source last committed long before
+    ViewState state = pinningNewView();
+    state.pinned(new ViewState.Pin(42L, 1L, NOW - 3_600_000, "uuid"));
+
+    // When its first refresh runs
+    state.start("r1", NOW + 1_000);
+
+    // Then it is stale from its definition, not from the source's old commit, until it completes
+    assertThat(state.stalenessMs(NOW + 2_000)).isEqualTo(2_000);
+    state.complete(null, new ViewState.Pin(42L, 1L, NOW - 3_600_000, "uuid"), NOW + 3_000);
+    assertThat(state.stalenessMs(NOW + 4_000)).isZero();
+    assertThat(state.unreflectedSince()).isNull();
+  }
+
+  @Test
+  void shouldCountStalenessFromTheOldestSourceCommitTheTargetDoesNotReflect() throws Exception {
+    // Given a current view
+    ViewState state = currentView();
+
+    // When two commits arrive, at NOW + 1 s and NOW + 3 s
+    state.addChange(
+        TRADES, TRADES, DirtyBuckets.all("a"), new ViewState.Pin(43L, 2L, NOW + 1_000, "uuid"), 0);
+    state.addChange(
+        TRADES, TRADES, DirtyBuckets.all("b"), new ViewState.Pin(44L, 3L, NOW + 3_000, "uuid"), 0);
+
+    // Then it is as stale as the first of them is old
+    assertThat(state.stalenessMs(NOW + 10_000)).isEqualTo(9_000);
+  }
+
+  @Test
+  void shouldIgnoreAChangeTheTargetAlreadyReflects() throws Exception {
+    // Given a current view at source snapshot 42
+    ViewState state = currentView();
+
+    // When the change of snapshot 42 arrives again (a duplicate notice)
+    state.addChange(
+        TRADES, TRADES, DirtyBuckets.none(), new ViewState.Pin(42L, 1L, NOW - 5_000, "uuid"), 0);
+
+    // Then it stays current
+    assertThat(state.stalenessMs(NOW + 10_000)).isZero();
+  }
+
+  @Test
+  void shouldCountFromTheCommitsOfARefreshThatFailedUntilARetryCompletes() throws Exception {
+    // Given a commit at NOW + 1 s whose refresh fails
+    ViewState state = currentView();
+    ViewState.Pin commit = new ViewState.Pin(43L, 2L, NOW + 1_000, "uuid");
+    state.addChange(TRADES, TRADES, DirtyBuckets.all("a"), commit, NOW + 1_000);
+    state.start("r2", NOW + 1_200);
+    state.fail("boom", NOW + 1_500, java.time.Duration.ofMinutes(1));
+
+    // When it is retried and a second commit arrives while the retry runs
+    state.start("r2", NOW + 5_000);
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("b"),
+        new ViewState.Pin(44L, 3L, NOW + 6_000, "uuid"),
+        NOW + 6_000);
+
+    // Then it counts from the first commit until the retry completes, then from the second
+    assertThat(state.stalenessMs(NOW + 7_000)).isEqualTo(6_000);
+    state.complete(null, commit, NOW + 8_000);
+    assertThat(state.stalenessMs(NOW + 9_000)).isEqualTo(3_000);
+  }
+
+  @Test
+  void shouldStayCurrentWhenARequestedRefreshFindsNothingNew() throws Exception {
+    // Given a current view
+    ViewState state = currentView();
+
+    // When a refresh is requested and the source's current snapshot is the one it reflects
+    state.requestRefresh(false, NOW + 1_000);
+    state.pinning();
+    state.pinned(new ViewState.Pin(42L, 1L, NOW - 5_000, "uuid"));
+
+    // Then it is not stale
+    assertThat(state.stalenessMs(NOW + 2_000)).isZero();
+  }
+
+  @Test
+  void shouldCountACatchUpFromTheCommitOfTheSnapshotItFound() throws Exception {
+    // Given a current view
+    ViewState state = currentView();
+
+    // When a refresh is requested and the source has a commit nobody announced, at NOW + 1 s
+    state.requestRefresh(false, NOW + 2_000);
+    state.pinning();
+    state.pinned(new ViewState.Pin(43L, 2L, NOW + 1_000, "uuid"));
+
+    // Then it is stale from that commit
+    assertThat(state.stalenessMs(NOW + 4_000)).isEqualTo(3_000);
+  }
 }

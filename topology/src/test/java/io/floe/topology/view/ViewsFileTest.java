@@ -3,6 +3,7 @@ package io.floe.topology.view;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.topology.store.StoredView;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -203,6 +204,63 @@ class ViewsFileTest {
         .hasMessageContaining(
             "views.yaml:8:15: view 'v': field 'refresh.linger' must be a duration such as 500ms")
         .hasMessageContaining("view 'v': unknown field 'refresh.every'");
+  }
+
+  @Test
+  void shouldReadAViewsStalenessObjectiveAndLeaveTheOthersOnFloesDefault() throws Exception {
+    // Given two views, one with an objective of its own
+    String file =
+        """
+        views:
+          - name: fast
+            query: q
+            target: lake.analytics.fast
+            refresh:
+              max_staleness: 30s
+          - name: slow
+            query: q
+            target: lake.analytics.slow
+        """;
+
+    // When the file is read
+    List<ViewDefinition> views = ViewsFile.parse("views.yaml", file);
+
+    // Then the first has its objective, through the views topic too, and the second none
+    assertThat(views.get(0).refresh().maxStaleness()).contains(Duration.ofSeconds(30));
+    assertThat(views.get(1).refresh().maxStaleness()).isEmpty();
+    StoredView stored =
+        StoredView.of(StoredView.toRecord(views.get(0), "file", java.time.Instant.EPOCH));
+    assertThat(stored.maxStaleness(Duration.ofMinutes(5))).isEqualTo(Duration.ofSeconds(30));
+    assertThat(stored.toDefinition().refresh()).isEqualTo(views.get(0).refresh());
+    assertThat(
+            StoredView.of(StoredView.toRecord(views.get(1), "file", java.time.Instant.EPOCH))
+                .maxStaleness(Duration.ofMinutes(5)))
+        .isEqualTo(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void shouldRejectAStalenessObjectiveThatIsNotAPositiveDuration() {
+    assertThatThrownBy(
+            () ->
+                ViewsFile.parse(
+                    "views.yaml",
+                    """
+                    views:
+                      - name: v
+                        query: q
+                        target: lake.analytics.v
+                        refresh:
+                          max_staleness: 0s
+                      - name: w
+                        query: q
+                        target: lake.analytics.w
+                        refresh:
+                          max_staleness: soon
+                    """))
+        .isInstanceOf(ViewsFileException.class)
+        .hasMessageContaining("view 'v': field 'refresh': max_staleness must be positive")
+        .hasMessageContaining(
+            "view 'w': field 'refresh.max_staleness' must be a duration such as 500ms");
   }
 
   @Test
