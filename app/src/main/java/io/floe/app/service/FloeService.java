@@ -18,6 +18,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -133,34 +135,30 @@ public final class FloeService implements AutoCloseable {
     String fileText = file == null ? null : ViewsFile.read(file);
     List<ViewDefinition> fileViews =
         file == null ? null : ViewsFile.parse(file.toString(), fileText);
+    commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
+    // The HTTP server starts while the topics are set up: the one waits for the broker, the other
+    // loads the web server's classes, and only Kafka Streams needs both.
+    CompletableFuture<HttpApi> httpStart =
+        httpAccess == null
+            ? CompletableFuture.completedFuture(null)
+            : CompletableFuture.supplyAsync(this::startHttp, FloeService::startThread);
     try (Admin admin = Admin.create(config.clientProperties())) {
       partitions = TopicSetup.ensure(admin, config);
+    } catch (RuntimeException | InterruptedException e) {
+      httpStart.thenAccept(
+          server -> {
+            if (server != null) {
+              server.close();
+            }
+          });
+      throw e;
     }
-    startup.ended("topics");
-    commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
+    http = joinStart(httpStart);
+    startup.ended(http == null ? "topics" : "topics and HTTP");
     Properties streamsProperties = config.streamsProperties();
     // An object, not a setting: Floe's deserialization handler counts its dead letters here.
     streamsProperties.put(DeadLetterDeserializationHandler.METRICS_CONFIG, metrics);
-    if (httpAccess != null) {
-      if (httpAccess.isOpen()) {
-        LOG.warn(
-            "{}={}: the HTTP API on {}:{} changes views, drops tables and shows catalog schemas"
-                + " for anyone who reaches it, without a token",
-            FloeConfig.HTTP_AUTH,
-            FloeConfig.HTTP_AUTH_NONE,
-            config.getString(FloeConfig.HTTP_HOST),
-            config.getInt(FloeConfig.HTTP_PORT));
-      }
-      http =
-          HttpApi.start(
-              config.getString(FloeConfig.HTTP_HOST),
-              config.getInt(FloeConfig.HTTP_PORT),
-              catalogs,
-              commands,
-              metrics,
-              httpAccess,
-              views);
-      startup.ended("HTTP");
+    if (http != null) {
       // Other instances reach this one's view states through its HTTP server.
       streamsProperties.putIfAbsent(
           StreamsConfig.APPLICATION_SERVER_CONFIG,
@@ -210,6 +208,47 @@ public final class FloeService implements AutoCloseable {
           new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes());
       watcher = new ViewsFileWatcher(file, fileText, views -> publisher.publish(views, catalogs));
       watcher.start(Duration.ofMillis(reload));
+    }
+  }
+
+  private HttpApi startHttp() {
+    if (httpAccess.isOpen()) {
+      LOG.warn(
+          "{}={}: the HTTP API on {}:{} changes views, drops tables and shows catalog schemas"
+              + " for anyone who reaches it, without a token",
+          FloeConfig.HTTP_AUTH,
+          FloeConfig.HTTP_AUTH_NONE,
+          config.getString(FloeConfig.HTTP_HOST),
+          config.getInt(FloeConfig.HTTP_PORT));
+    }
+    return HttpApi.start(
+        config.getString(FloeConfig.HTTP_HOST),
+        config.getInt(FloeConfig.HTTP_PORT),
+        catalogs,
+        commands,
+        metrics,
+        httpAccess,
+        views);
+  }
+
+  private static void startThread(Runnable runnable) {
+    Thread thread = new Thread(runnable, "floe-http-start");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** The started server, or the start's own error, unwrapped, as if it had run on this thread. */
+  private static HttpApi joinStart(CompletableFuture<HttpApi> start) {
+    try {
+      return start.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      if (e.getCause() instanceof Error cause) {
+        throw cause;
+      }
+      throw e;
     }
   }
 
