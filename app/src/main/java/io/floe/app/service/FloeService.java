@@ -7,6 +7,7 @@ import io.floe.app.http.HttpApi;
 import io.floe.app.metrics.FloeMeters;
 import io.floe.topology.FloeTopology;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
+import io.floe.topology.refresh.EngineWarmup;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
@@ -24,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -180,7 +182,13 @@ public final class FloeService implements AutoCloseable {
             http.onState(now);
           }
           if (now == KafkaStreams.State.RUNNING) {
-            startup.running().ifPresent(LOG::info);
+            startup
+                .running()
+                .ifPresent(
+                    line -> {
+                      LOG.info(line);
+                      warmUp();
+                    });
           }
           if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
             stopped.countDown();
@@ -209,6 +217,34 @@ public final class FloeService implements AutoCloseable {
       watcher = new ViewsFileWatcher(file, fileText, views -> publisher.publish(views, catalogs));
       watcher.start(Duration.ofMillis(reload));
     }
+  }
+
+  /**
+   * Warms the engine up ({@link EngineWarmup}) on a thread of its own once Kafka Streams runs, so
+   * that it costs readiness nothing; a failure costs only the warm-up.
+   */
+  private void warmUp() {
+    int rows = config.getInt(FloeConfig.WARM_UP_ROWS);
+    if (rows == 0) {
+      return;
+    }
+    Thread thread =
+        new Thread(
+            () -> {
+              long begin = System.nanoTime();
+              try {
+                EngineWarmup.run(rows);
+                LOG.info(
+                    "Engine warmed up on {} synthetic rows in {} ms",
+                    rows,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
+              } catch (RuntimeException e) {
+                LOG.warn("Engine warm-up failed; the first refresh compiles the engine instead", e);
+              }
+            },
+            "floe-warm-up");
+    thread.setDaemon(true);
+    thread.start();
   }
 
   private HttpApi startHttp() {
