@@ -239,7 +239,13 @@ public final class FloeService implements AutoCloseable {
                     rows,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
               } catch (RuntimeException e) {
-                LOG.warn("Engine warm-up failed; the first refresh compiles the engine instead", e);
+                if (closed.get()) {
+                  // Stopping pulls Iceberg's worker pools from under it: nothing failed.
+                  LOG.info("Engine warm-up stopped: Floe is stopping");
+                } else {
+                  LOG.warn(
+                      "Engine warm-up failed; the first refresh compiles the engine instead", e);
+                }
               }
             },
             "floe-warm-up");
