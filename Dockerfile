@@ -31,6 +31,8 @@ RUN --mount=type=cache,target=/root/.m2 mvn -B -ntp -DskipTests -pl app -am pack
 # Java 17, not 25's ahead-of-time cache: Hadoop 3.4's UserGroupInformation, which Parquet and
 # HadoopFileIO reach, calls Subject.getSubject, which Java 24+ no longer supports
 # (UnsupportedOperationException: getSubject is not supported, in ServiceImageIT on Temurin 25).
+# No setting avoids it: Temurin 25.0.3 refuses -Djava.security.manager=allow, which earlier JDKs
+# took to keep getSubject working ("Enabling a Security Manager is not supported").
 FROM eclipse-temurin:17-jre
 RUN apt-get update \
     && apt-get install -y --no-install-recommends curl \

@@ -62,6 +62,7 @@ public final class FloeConfig extends AbstractConfig {
   public static final String TOPIC_REPLICATION_FACTOR = "floe.topic.replication-factor";
   public static final String REFRESH_THREADS = "floe.refresh.threads";
   public static final String IO_THREADS = "floe.io.threads";
+  public static final String WARM_UP_ROWS = "floe.warm-up.rows";
   public static final String REFRESH_MAX_BACKOFF_MS = "floe.refresh.max-backoff.ms";
   public static final String MAINTAIN_TICK_MS = "floe.maintain.tick.ms";
   public static final String REFRESH_MAX_STALENESS_MS = "floe.refresh.max-staleness.ms";
@@ -257,6 +258,16 @@ public final class FloeConfig extends AbstractConfig {
               "Threads that read Iceberg metadata for the stream threads (snapshot walks, manifest"
                   + " reads, pinning a source's current snapshot), so that no stream thread waits"
                   + " for a catalog or an object store inside a transaction.")
+          .define(
+              WARM_UP_ROWS,
+              Type.INT,
+              200_000,
+              Range.atLeast(0),
+              Importance.LOW,
+              "Synthetic rows that a new instance, once Kafka Streams first runs, writes and"
+                  + " refreshes a view over in memory, on a thread of its own, so that its first"
+                  + " refresh finds the engine's code compiled (a backfill's first chunk in a new"
+                  + " JVM ran 5-6x slower than the next ones). 0 turns the warm-up off.")
           .define(
               REFRESH_MAX_BACKOFF_MS,
               Type.LONG,

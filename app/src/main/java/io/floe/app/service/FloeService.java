@@ -7,6 +7,7 @@ import io.floe.app.http.HttpApi;
 import io.floe.app.metrics.FloeMeters;
 import io.floe.topology.FloeTopology;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
+import io.floe.topology.refresh.EngineWarmup;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
@@ -18,10 +19,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -134,37 +138,30 @@ public final class FloeService implements AutoCloseable {
     String fileText = file == null ? null : ViewsFile.read(file);
     List<ViewDefinition> fileViews =
         file == null ? null : ViewsFile.parse(file.toString(), fileText);
+    commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
+    // The HTTP server starts while the topics are set up: the one waits for the broker, the other
+    // loads the web server's classes, and only Kafka Streams needs both.
+    CompletableFuture<HttpApi> httpStart =
+        httpAccess == null
+            ? CompletableFuture.completedFuture(null)
+            : CompletableFuture.supplyAsync(this::startHttp, FloeService::startThread);
     try (Admin admin = Admin.create(config.clientProperties())) {
       partitions = TopicSetup.ensure(admin, config);
+    } catch (RuntimeException | InterruptedException e) {
+      httpStart.thenAccept(
+          server -> {
+            if (server != null) {
+              server.close();
+            }
+          });
+      throw e;
     }
-    startup.ended("topics");
-    commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
+    http = joinStart(httpStart);
+    startup.ended(http == null ? "topics" : "topics and HTTP");
     Properties streamsProperties = config.streamsProperties();
     // An object, not a setting: Floe's deserialization handler counts its dead letters here.
     streamsProperties.put(DeadLetterDeserializationHandler.METRICS_CONFIG, metrics);
-    if (httpAccess != null) {
-      notices = new CommitNotices(config, "floe-http");
-      if (httpAccess.isOpen()) {
-        LOG.warn(
-            "{}={}: the HTTP API on {}:{} changes views, drops tables and shows catalog schemas"
-                + " for anyone who reaches it, without a token",
-            FloeConfig.HTTP_AUTH,
-            FloeConfig.HTTP_AUTH_NONE,
-            config.getString(FloeConfig.HTTP_HOST),
-            config.getInt(FloeConfig.HTTP_PORT));
-      }
-      http =
-          HttpApi.start(
-              config.getString(FloeConfig.HTTP_HOST),
-              config.getInt(FloeConfig.HTTP_PORT),
-              catalogs,
-              commands,
-              notices,
-              metrics,
-              httpAccess,
-              views,
-              config.maxStaleness());
-      startup.ended("HTTP");
+    if (http != null) {
       // Other instances reach this one's view states through its HTTP server.
       streamsProperties.putIfAbsent(
           StreamsConfig.APPLICATION_SERVER_CONFIG,
@@ -186,7 +183,13 @@ public final class FloeService implements AutoCloseable {
             http.onState(now);
           }
           if (now == KafkaStreams.State.RUNNING) {
-            startup.running().ifPresent(LOG::info);
+            startup
+                .running()
+                .ifPresent(
+                    line -> {
+                      LOG.info(line);
+                      warmUp();
+                    });
           }
           if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
             stopped.countDown();
@@ -214,6 +217,84 @@ public final class FloeService implements AutoCloseable {
           new ViewsPublisher(config.clientProperties(), config.topics().views(), config.serdes());
       watcher = new ViewsFileWatcher(file, fileText, views -> publisher.publish(views, catalogs));
       watcher.start(Duration.ofMillis(reload));
+    }
+  }
+
+  /**
+   * Warms the engine up ({@link EngineWarmup}) on a thread of its own once Kafka Streams runs, so
+   * that it costs readiness nothing; a failure costs only the warm-up.
+   */
+  private void warmUp() {
+    int rows = config.getInt(FloeConfig.WARM_UP_ROWS);
+    if (rows == 0) {
+      return;
+    }
+    Thread thread =
+        new Thread(
+            () -> {
+              long begin = System.nanoTime();
+              try {
+                EngineWarmup.run(rows);
+                LOG.info(
+                    "Engine warmed up on {} synthetic rows in {} ms",
+                    rows,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
+              } catch (RuntimeException e) {
+                if (closed.get()) {
+                  // Stopping pulls Iceberg's worker pools from under it: nothing failed.
+                  LOG.info("Engine warm-up stopped: Floe is stopping");
+                } else {
+                  LOG.warn(
+                      "Engine warm-up failed; the first refresh compiles the engine instead", e);
+                }
+              }
+            },
+            "floe-warm-up");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private HttpApi startHttp() {
+    if (httpAccess.isOpen()) {
+      LOG.warn(
+          "{}={}: the HTTP API on {}:{} changes views, drops tables and shows catalog schemas"
+              + " for anyone who reaches it, without a token",
+          FloeConfig.HTTP_AUTH,
+          FloeConfig.HTTP_AUTH_NONE,
+          config.getString(FloeConfig.HTTP_HOST),
+          config.getInt(FloeConfig.HTTP_PORT));
+    }
+    notices = new CommitNotices(config, "floe-http");
+    return HttpApi.start(
+        config.getString(FloeConfig.HTTP_HOST),
+        config.getInt(FloeConfig.HTTP_PORT),
+        catalogs,
+        commands,
+        notices,
+        metrics,
+        httpAccess,
+        views,
+        config.maxStaleness());
+  }
+
+  private static void startThread(Runnable runnable) {
+    Thread thread = new Thread(runnable, "floe-http-start");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** The started server, or the start's own error, unwrapped, as if it had run on this thread. */
+  private static HttpApi joinStart(CompletableFuture<HttpApi> start) {
+    try {
+      return start.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      if (e.getCause() instanceof Error cause) {
+        throw cause;
+      }
+      throw e;
     }
   }
 

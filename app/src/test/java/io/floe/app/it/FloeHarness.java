@@ -160,6 +160,9 @@ final class FloeHarness implements AutoCloseable {
     p.setProperty(FloeConfig.HTTP_ADVERTISED_HOST, "127.0.0.1");
     p.setProperty(FloeConfig.TOPIC_PARTITIONS, "2");
     p.setProperty(FloeConfig.MAINTAIN_TICK_MS, "100");
+    // Every service still warms its engine up, on few rows: a test JVM runs many services, and
+    // the warm-up's worth is a new JVM's first large refresh (EngineWarmupTest, bench backfill).
+    p.setProperty(FloeConfig.WARM_UP_ROWS, "2000");
     lake.catalogProperties().forEach((k, v) -> p.setProperty("floe.catalog.lake." + k, v));
     settings.forEach(p::setProperty);
     extra.forEach(p::setProperty);

@@ -17,11 +17,12 @@ class StartupPhasesTest {
     // When Kafka Streams runs, and later runs again after a rebalance
     String first = phases.running().orElseThrow();
 
-    // Then the first time says what each phase cost, in the order they ended, and the second is
-    // silent
+    // Then the first time says what each phase cost, in the order they ended, and the CPU the
+    // process has used, and the second is silent
     assertThat(first)
         .matches(
-            "Floe ready \\d+ ms after the JVM started \\(\\d+ ms before the service, \\d+ ms"
+            "Floe ready \\d+ ms after the JVM started, \\d+ ms of CPU \\(\\d+ ms before the"
+                + " service, \\d+ ms"
                 + " starting it: topics \\d+ ms, Kafka Streams start \\d+ ms, views file \\d+ ms;"
                 + " Kafka Streams to RUNNING \\d+ ms after its start\\)");
     assertThat(phases.running()).isEmpty();

@@ -1,10 +1,12 @@
 package io.floe.dev.bench;
 
+import io.floe.app.config.FloeConfig;
 import io.floe.testing.oracle.Oracle;
 import io.floe.testing.workload.TableWrites;
 import io.floe.testing.workload.Trades;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.refresh.EngineWarmup;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
@@ -62,6 +64,12 @@ final class BackfillScenario {
   /** The view of the timed refresh in a JVM with no warm-up, into a target of its own. */
   private static final String COLD_VIEW = "ohlcv_1m_cold";
 
+  /**
+   * The view of the timed refresh in a new JVM after {@link EngineWarmup} over the rows {@code floe
+   * run} warms up on by default, as a new instance's first refresh.
+   */
+  private static final String STARTED_VIEW = "ohlcv_1m_started";
+
   /** The heap of the JVM that runs Floe's refresh. */
   static final String FLOE_HEAP = "512m";
 
@@ -106,10 +114,16 @@ final class BackfillScenario {
           new Trades(6).between(FIRST_DAY, FIRST_DAY.plus(Duration.ofDays(days)), WARMUP_ROWS));
 
       ctx.progress(NAME, "Floe: full refresh in a JVM with -Xmx" + FLOE_HEAP);
-      Properties floe = FloeSide.fork(dir, snapshot, WARMUP_REFRESHES, VIEW);
+      Properties floe = FloeSide.fork(dir, snapshot, WARMUP_REFRESHES, 0, VIEW);
       ctx.progress(NAME, "Floe: the same refresh in a new JVM, without warm-up");
-      Properties cold = FloeSide.fork(dir, snapshot, 0, COLD_VIEW);
+      Properties cold = FloeSide.fork(dir, snapshot, 0, 0, COLD_VIEW);
+      int engineWarmup =
+          (Integer) FloeConfig.DEFINITION.defaultValues().get(FloeConfig.WARM_UP_ROWS);
+      ctx.progress(
+          NAME, "Floe: the same refresh in a new JVM, after the engine warm-up floe run does");
+      Properties started = FloeSide.fork(dir, snapshot, 0, engineWarmup, STARTED_VIEW);
       double coldSeconds = Double.parseDouble(cold.getProperty("seconds"));
+      double startedSeconds = Double.parseDouble(started.getProperty("seconds"));
       double floeSeconds = Double.parseDouble(floe.getProperty("seconds"));
       long rowsRead = Long.parseLong(floe.getProperty("rowsRead"));
       long peakHeap = Long.parseLong(floe.getProperty("peakHeapBytes"));
@@ -150,6 +164,19 @@ final class BackfillScenario {
                   rowsRead / duckSeconds,
                   "DuckDB, all cores",
                   false))
+          .figure(
+              new Figure(
+                  "full refresh throughput, first refresh of a new floe run (after its warm-up)",
+                  "rows/s",
+                  Long.parseLong(started.getProperty("rowsRead")) / startedSeconds,
+                  rowsRead / duckSeconds,
+                  "DuckDB, all cores",
+                  false))
+          .figure(
+              Figure.alone(
+                  "engine warm-up of a new floe run, " + engineWarmup + " rows",
+                  "s",
+                  Double.parseDouble(started.getProperty("engineWarmupSeconds"))))
           .figure(Figure.alone("peak heap during the refresh", "MiB", peakHeap / 1048576.0))
           .note(
               "Floe refreshed "
@@ -167,8 +194,10 @@ final class BackfillScenario {
                   + WARMUP_ROWS
                   + " rows of another table, over the same days, warmed that JVM's JIT first, as in"
                   + " a service that has run for a while; the first refresh of a new JVM ran the"
-                  + " same refresh with no warm-up, JIT compilation included; the files it read were"
-                  + " in the OS page cache, as for the other runs.");
+                  + " same refresh with no warm-up, JIT compilation included; the first refresh of a"
+                  + " new floe run, in another new JVM after the engine warm-up a started service"
+                  + " runs once Kafka Streams runs (EngineWarmup, floe.warm-up.rows, timed apart);"
+                  + " the files it read were in the OS page cache, as for the other runs.");
     }
     return result;
   }
@@ -224,9 +253,10 @@ final class BackfillScenario {
      * BackfillScenario#FLOE_HEAP} heap; returns what it measured.
      *
      * @param warmups untimed refreshes over the warm-up table first
+     * @param engineWarmupRows rows of the {@link EngineWarmup} that runs first, timed apart, or 0
      * @param name the view of the timed refresh, whose target it creates
      */
-    static Properties fork(Path dir, long snapshot, int warmups, String name)
+    static Properties fork(Path dir, long snapshot, int warmups, int engineWarmupRows, String name)
         throws IOException, InterruptedException {
       return ChildJvm.run(
           "Floe's side of the backfill",
@@ -240,19 +270,21 @@ final class BackfillScenario {
           dir.toString(),
           Long.toString(snapshot),
           Integer.toString(warmups),
+          Integer.toString(engineWarmupRows),
           name);
     }
 
     /**
-     * {@code dir snapshot-id warm-ups view-name out-file}: refreshes the view and writes what it
-     * measured.
+     * {@code dir snapshot-id warm-ups engine-warm-up-rows view-name out-file}: refreshes the view
+     * and writes what it measured.
      */
     public static void main(String[] args) throws Exception {
       ManifestWork.planOnCallingThreadByDefault();
       Path dir = Path.of(args[0]);
       long snapshot = Long.parseLong(args[1]);
       int warmups = Integer.parseInt(args[2]);
-      String name = args[3];
+      int engineWarmupRows = Integer.parseInt(args[3]);
+      String name = args[4];
       try (BenchLake lake = new BenchLake(dir)) {
         ViewRefresher refresher = new ViewRefresher(lake::catalog);
         Table warmup = lake.catalog().loadTable(TableIdentifier.of("market", WARMUP_SOURCE));
@@ -265,6 +297,11 @@ final class BackfillScenario {
                   DirtyBuckets.none()),
               ViewRefresher.ProgressListener.NONE);
         }
+        long engineWarmupBegin = System.nanoTime();
+        if (engineWarmupRows > 0) {
+          EngineWarmup.run(engineWarmupRows);
+        }
+        double engineWarmupSeconds = (System.nanoTime() - engineWarmupBegin) / 1e9;
         RefreshRequest request =
             RefreshRequest.of(BenchLake.compiled(view(name)), snapshot, null, DirtyBuckets.none());
         System.gc();
@@ -279,12 +316,13 @@ final class BackfillScenario {
         long peakHeap = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         Properties measured = new Properties();
         measured.setProperty("seconds", Double.toString(seconds));
+        measured.setProperty("engineWarmupSeconds", Double.toString(engineWarmupSeconds));
         measured.setProperty("rowsRead", Long.toString(outcome.rowsRead()));
         measured.setProperty("rowsWritten", Long.toString(outcome.rowsWritten()));
         measured.setProperty("chunks", Integer.toString(outcome.chunks()));
         measured.setProperty("peakHeapBytes", Long.toString(peakHeap));
         measured.setProperty("maxHeapBytes", Long.toString(Runtime.getRuntime().maxMemory()));
-        ChildJvm.write(measured, args[4], "Floe's side of the backfill");
+        ChildJvm.write(measured, args[5], "Floe's side of the backfill");
       }
     }
   }
