@@ -53,10 +53,11 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "NAME",
       description =
           "Run only these scenarios: late-data, refresh-cost, backfill, first-run, startup,"
-              + " freshness, many-views, target-write, readers, failover (default: all but"
-              + " readers, which compares Parquet readers and engines for a full refresh, and"
-              + " failover, which restarts and kills Floe instances for a few minutes; these run"
-              + " only when named).")
+              + " freshness, many-views, target-write, readers, failover, object-store (default:"
+              + " all but readers, which compares Parquet readers and engines for a full refresh,"
+              + " failover, which restarts and kills Floe instances for a few minutes, and"
+              + " object-store, which runs the freshness stream and the first run on local files"
+              + " and on S3 behind a delaying proxy; these run only when named).")
   List<String> scenarios;
 
   @Option(
@@ -91,6 +92,15 @@ final class BenchCommand implements Callable<Integer> {
       description = "Views per table in the many-views scenario (default: ${DEFAULT-VALUE}).")
   int viewsPerTable;
 
+  @Option(
+      names = "--s3-latency-ms",
+      defaultValue = "25",
+      paramLabel = "MS",
+      description =
+          "How long the object-store scenario's proxy holds each S3 request, in milliseconds; it"
+              + " runs at 0 ms too (default: ${DEFAULT-VALUE}).")
+  int s3LatencyMs;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter stdout = spec.commandLine().getOut();
@@ -118,7 +128,8 @@ final class BenchCommand implements Callable<Integer> {
                       chosen,
                       commitIntervals,
                       tables != null ? tables : quick ? 10 : 20,
-                      viewsPerTable),
+                      viewsPerTable,
+                      s3LatencyMs),
                   stderr)
               .run();
     } finally {

@@ -1,5 +1,6 @@
 package io.floe.app.config;
 
+import io.floe.topology.iceberg.CountingFileIO;
 import io.floe.topology.iceberg.HadoopConfigurations;
 import io.floe.topology.refresh.Bookmark;
 import io.floe.topology.refresh.FloeProperties;
@@ -28,9 +29,10 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
  * The Iceberg catalogs of a Floe configuration: every {@code floe.catalog.<name>.<property>} key
  * becomes Iceberg catalog property {@code <property>} of catalog {@code <name>}, built through
  * Iceberg's {@link CatalogUtil} ({@code type} selects jdbc, rest, hadoop, glue, nessie, hive; or
- * {@code catalog-impl} any class). Catalogs are built when first used. Messages about a catalog
- * that fails go through {@link Secrets#text}, since Iceberg's and the drivers' messages may quote a
- * URI with its credentials.
+ * {@code catalog-impl} any class), with {@link CountingFileIO} around the FileIO each would use, so
+ * that Floe's object-store requests are counted. Catalogs are built when first used. Messages about
+ * a catalog that fails go through {@link Secrets#text}, since Iceberg's and the drivers' messages
+ * may quote a URI with its credentials.
  */
 public final class CatalogConfig implements AutoCloseable {
 
@@ -102,7 +104,7 @@ public final class CatalogConfig implements AutoCloseable {
   private static Catalog build(String name, Map<String, String> catalogProperties) {
     try {
       return CatalogUtil.buildIcebergCatalog(
-          name, catalogProperties, HadoopConfigurations.forCatalogs());
+          name, CountingFileIO.install(catalogProperties), HadoopConfigurations.forCatalogs());
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
           "cannot build catalog '" + name + "': " + Secrets.text(e.getMessage()), e);

@@ -1,9 +1,14 @@
 package io.floe.app.metrics;
 
 import io.floe.topology.FloeMetrics;
+import io.floe.topology.iceberg.CountingFileIO;
+import io.floe.topology.iceberg.RequestKind;
+import io.floe.topology.iceberg.RequestStage;
+import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -112,7 +117,46 @@ public final class FloeMeters implements FloeMetrics {
 
   /** The Prometheus text exposition of every metric. */
   public String scrape() {
+    registerObjectStoreMeters();
     return registry.scrape();
+  }
+
+  /**
+   * The process's object-store requests ({@code floe.object.store.requests} by kind and stage) and
+   * bytes ({@code floe.object.store.bytes} by direction and stage) as {@link CountingFileIO} counts
+   * them, registered as they first occur: most kinds never occur in most stages.
+   */
+  private void registerObjectStoreMeters() {
+    RequestTally process = RequestTally.process();
+    for (RequestStage stage : RequestStage.values()) {
+      for (RequestKind kind : RequestKind.values()) {
+        if (process.requests(kind, stage) > 0) {
+          FunctionCounter.builder(
+                  "floe.object.store.requests", process, tally -> tally.requests(kind, stage))
+              .description("Object-store requests, by what they fetched or did and the stage")
+              .tags("kind", kind.label(), "stage", stage.label())
+              .register(registry);
+        }
+      }
+      if (process.bytesRead(stage) > 0) {
+        objectStoreBytes(process, stage, "read", tally -> tally.bytesRead(stage));
+      }
+      if (process.bytesWritten(stage) > 0) {
+        objectStoreBytes(process, stage, "written", tally -> tally.bytesWritten(stage));
+      }
+    }
+  }
+
+  private void objectStoreBytes(
+      RequestTally process,
+      RequestStage stage,
+      String direction,
+      java.util.function.ToDoubleFunction<RequestTally> bytes) {
+    FunctionCounter.builder("floe.object.store.bytes", process, bytes)
+        .description("Bytes read from and written to the object store, by stage")
+        .baseUnit("bytes")
+        .tags("direction", direction, "stage", stage.label())
+        .register(registry);
   }
 
   @Override

@@ -31,13 +31,15 @@ public final class Bench {
           ManyViewsScenario.NAME,
           TargetWriteScenario.NAME,
           ReadersScenario.NAME,
-          FailoverScenario.NAME);
+          FailoverScenario.NAME,
+          ObjectStoreScenario.NAME);
 
   /**
    * The scenarios that run only when named: they measure choices, or take minutes of processes
    * coming and going, not Floe's claims.
    */
-  public static final Set<String> ON_REQUEST = Set.of(ReadersScenario.NAME, FailoverScenario.NAME);
+  public static final Set<String> ON_REQUEST =
+      Set.of(ReadersScenario.NAME, FailoverScenario.NAME, ObjectStoreScenario.NAME);
 
   /** What the user asked for. */
   public record Options(
@@ -46,7 +48,8 @@ public final class Bench {
       Set<String> scenarios,
       List<Duration> commitIntervals,
       int tables,
-      int viewsPerTable) {}
+      int viewsPerTable,
+      int s3LatencyMs) {}
 
   private final Options options;
   private final PrintWriter log;
@@ -83,6 +86,7 @@ public final class Bench {
               case TargetWriteScenario.NAME -> TargetWriteScenario.run(ctx);
               case ReadersScenario.NAME -> ReadersScenario.run(ctx);
               case FailoverScenario.NAME -> FailoverScenario.run(ctx);
+              case ObjectStoreScenario.NAME -> ObjectStoreScenario.run(ctx, options.s3LatencyMs());
               case ManyViewsScenario.NAME ->
                   ManyViewsScenario.run(ctx, options.tables(), options.viewsPerTable());
               default -> throw new IllegalArgumentException(scenario);

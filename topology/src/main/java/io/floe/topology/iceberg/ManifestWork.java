@@ -81,7 +81,7 @@ public final class ManifestWork {
   private static final ExecutorService CALLING_THREAD = new Forwarding(Runnable::run);
 
   private static final ExecutorService WORKER_POOL =
-      new Forwarding(task -> ThreadPools.getWorkerPool().execute(task));
+      new Forwarding(task -> ThreadPools.getWorkerPool().execute(RequestStage.propagating(task)));
 
   /**
    * An executor service that hands each task to an executor: the calling thread, before {@code

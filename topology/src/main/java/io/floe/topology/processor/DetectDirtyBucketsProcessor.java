@@ -4,6 +4,7 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoreNames;
@@ -130,7 +131,7 @@ public final class DetectDirtyBucketsProcessor
     TableName table = TableName.parse(key);
     List<BucketedView> onTable = views.readingTable(table).stream().map(BucketedView::of).toList();
     List<QueuedSnapshots.Queued> batch = queued.snapshots();
-    detections.start(key, () -> detect(table, batch, onTable));
+    detections.start(key, RequestStage.DETECT, () -> detect(table, batch, onTable));
   }
 
   /** Runs on the I/O executor: the dirty buckets of each snapshot, loading the table once. */

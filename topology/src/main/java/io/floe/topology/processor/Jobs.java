@@ -1,5 +1,6 @@
 package io.floe.topology.processor;
 
+import io.floe.topology.iceberg.RequestStage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -45,12 +46,22 @@ final class Jobs<K, R> {
     return running.containsKey(key);
   }
 
-  /** Starts the job for {@code key}; there must be none running for it. */
-  void start(K key, Supplier<R> job) {
+  /**
+   * Starts the job for {@code key}, its object-store requests counted under {@code stage}; there
+   * must be none running for it.
+   */
+  void start(K key, RequestStage stage, Supplier<R> job) {
     if (running.containsKey(key)) {
       throw new IllegalStateException("A job for " + key + " is already running");
     }
-    CompletableFuture<R> future = CompletableFuture.supplyAsync(job, executor);
+    CompletableFuture<R> future =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (RequestStage.Scope scope = stage.enter()) {
+                return job.get();
+              }
+            },
+            executor);
     running.put(key, future);
     future.whenComplete((result, failure) -> finished.add(key));
   }

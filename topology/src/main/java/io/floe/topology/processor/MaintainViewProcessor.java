@@ -1,6 +1,7 @@
 package io.floe.topology.processor;
 
 import io.floe.schemas.BucketRange;
+import io.floe.schemas.ObjectStoreRequests;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.schemas.TableCommitted;
@@ -8,6 +9,8 @@ import io.floe.schemas.TableRef;
 import io.floe.schemas.TargetCompaction;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.iceberg.RequestCounts;
+import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.RefreshExecutor;
@@ -314,7 +317,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       return;
     }
     TableName source = TableName.parse(sourceOf(state));
-    pins.start(view, () -> pin(source));
+    pins.start(view, RequestStage.RESOLVE, () -> pin(source));
   }
 
   /** Runs on the I/O executor: the source's current snapshot. */
@@ -542,7 +545,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     }
     LOG.info(
         "View {} refreshed ({}{}) to source snapshot {} in {} ms: target snapshot {}, {} rows"
-            + " written, {} replaced, {} source rows read, lag {} ms",
+            + " written, {} replaced, {} source rows read, lag {} ms, object-store requests {}",
         view,
         outcome.mode().label(),
         outcome.reason() == null ? "" : ": " + outcome.reason(),
@@ -552,7 +555,8 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         outcome.rowsWritten(),
         outcome.rowsRemoved(),
         outcome.rowsRead(),
-        lag);
+        lag,
+        outcome.requests());
   }
 
   private void failed(String view, ViewState state, Throwable error, long now) {
@@ -656,7 +660,23 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         .setError(error)
         .setCompaction(outcome == null ? null : compaction(outcome.compaction()))
         .setStalenessMs(staleness)
+        .setRequests(outcome == null ? null : requests(outcome.requests()))
+        .setStoreBytesRead(outcome == null ? null : outcome.requests().bytesRead())
+        .setStoreBytesWritten(outcome == null ? null : outcome.requests().bytesWritten())
         .build();
+  }
+
+  private static List<ObjectStoreRequests> requests(RequestCounts counts) {
+    List<ObjectStoreRequests> requests = new ArrayList<>();
+    for (RequestCounts.Entry entry : counts.entries()) {
+      requests.add(
+          ObjectStoreRequests.newBuilder()
+              .setStage(entry.stage().label())
+              .setKind(entry.kind().label())
+              .setCount(entry.count())
+              .build());
+    }
+    return requests;
   }
 
   private static TargetCompaction compaction(RefreshOutcome.Compaction done) {

@@ -7,6 +7,7 @@ import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.detect.SnapshotWalk;
+import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.ingest.WatchedTableLocations;
 import io.floe.topology.store.StoreNames;
@@ -223,7 +224,7 @@ public final class ResolveSnapshotsProcessor
       retries.remove(key);
       return;
     }
-    walks.start(key, () -> walk(name, cursor));
+    walks.start(key, RequestStage.RESOLVE, () -> walk(name, cursor));
   }
 
   /** Runs on the I/O executor. */

@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.ViewPlan;
@@ -104,21 +105,24 @@ final class ChunkRecompute {
     long start = System.nanoTime();
     Expression sourceFilter =
         BucketFilters.of(plan.bucketColumn(), bucketType, chunk.ranges(), chunk.nullBucket());
-    ViewScan.Result recomputed =
-        ViewScan.evaluate(
-            query,
-            new ViewScan.Scan(
-                source.io(),
-                schema,
-                files,
-                plan.requiredColumns(),
-                plan.bucketColumn(),
-                chunk.ranges(),
-                chunk.nullBucket(),
-                sourceFilter,
-                ViewScan.nameMapping(source)),
-            scanThreads,
-            SCAN_PARALLELISM);
+    ViewScan.Result recomputed;
+    try (RequestStage.Scope reading = RequestStage.READ.enter()) {
+      recomputed =
+          ViewScan.evaluate(
+              query,
+              new ViewScan.Scan(
+                  source.io(),
+                  schema,
+                  files,
+                  plan.requiredColumns(),
+                  plan.bucketColumn(),
+                  chunk.ranges(),
+                  chunk.nullBucket(),
+                  sourceFilter,
+                  ViewScan.nameMapping(source)),
+              scanThreads,
+              SCAN_PARALLELISM);
+    }
     ViewScan.Stats stats = recomputed.stats();
     List<Object[]> rows = recomputed.rows();
     int bucketOutput = outputPosition(plan.bucketOutput());
@@ -135,9 +139,12 @@ final class ChunkRecompute {
 
     // 2. Replace the target rows of those buckets, copy-on-write or merge-on-read.
     long computed = System.nanoTime();
-    BucketReplacement.Result replaced =
-        new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM)
-            .replace(chunk, rows, delta, startingTarget != null, last);
+    BucketReplacement.Result replaced;
+    try (RequestStage.Scope writing = RequestStage.WRITE.enter()) {
+      replaced =
+          new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM)
+              .replace(chunk, rows, delta, startingTarget != null, last);
+    }
     return new Written(
         startingTarget,
         replaced.added(),

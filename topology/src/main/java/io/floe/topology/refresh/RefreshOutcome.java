@@ -2,6 +2,7 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.iceberg.RequestCounts;
 
 /**
  * What a refresh did.
@@ -32,6 +33,8 @@ import io.floe.topology.bucket.DirtyBuckets;
  *     for commit notices
  * @param compaction what the compaction that ran after the refresh, in its slot, did; null when
  *     none ran
+ * @param requests the object-store requests the refresh made, by stage and kind, and the bytes it
+ *     read and wrote
  */
 public record RefreshOutcome(
     Status status,
@@ -55,7 +58,58 @@ public record RefreshOutcome(
     String sourceTableUuid,
     String targetTableUuid,
     String targetMetadataLocation,
-    Compaction compaction) {
+    Compaction compaction,
+    RequestCounts requests) {
+
+  /** An outcome whose requests are not counted yet ({@link #withRequests}). */
+  public RefreshOutcome(
+      Status status,
+      Mode mode,
+      String reason,
+      DirtyBuckets recomputed,
+      BucketColumnType bucketType,
+      String refreshId,
+      long sourceSnapshotId,
+      long sourceSequenceNumber,
+      Long targetSnapshotId,
+      long sourceCommitMillis,
+      Long targetCommitMillis,
+      long rowsRead,
+      long bytesRead,
+      long rowsWritten,
+      long rowsRemoved,
+      int filesAdded,
+      int filesRemoved,
+      int chunks,
+      String sourceTableUuid,
+      String targetTableUuid,
+      String targetMetadataLocation,
+      Compaction compaction) {
+    this(
+        status,
+        mode,
+        reason,
+        recomputed,
+        bucketType,
+        refreshId,
+        sourceSnapshotId,
+        sourceSequenceNumber,
+        targetSnapshotId,
+        sourceCommitMillis,
+        targetCommitMillis,
+        rowsRead,
+        bytesRead,
+        rowsWritten,
+        rowsRemoved,
+        filesAdded,
+        filesRemoved,
+        chunks,
+        sourceTableUuid,
+        targetTableUuid,
+        targetMetadataLocation,
+        compaction,
+        RequestCounts.NONE);
+  }
 
   /**
    * What a compaction of the target did ({@link TargetCompaction}).
@@ -105,7 +159,36 @@ public record RefreshOutcome(
         sourceTableUuid,
         targetTableUuid,
         metadataLocation,
-        done);
+        done,
+        requests);
+  }
+
+  /** This outcome, with the object-store requests the refresh made. */
+  public RefreshOutcome withRequests(RequestCounts counted) {
+    return new RefreshOutcome(
+        status,
+        mode,
+        reason,
+        recomputed,
+        bucketType,
+        refreshId,
+        sourceSnapshotId,
+        sourceSequenceNumber,
+        targetSnapshotId,
+        sourceCommitMillis,
+        targetCommitMillis,
+        rowsRead,
+        bytesRead,
+        rowsWritten,
+        rowsRemoved,
+        filesAdded,
+        filesRemoved,
+        chunks,
+        sourceTableUuid,
+        targetTableUuid,
+        targetMetadataLocation,
+        compaction,
+        counted);
   }
 
   /** How a refresh ended. */

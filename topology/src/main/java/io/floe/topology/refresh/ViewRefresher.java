@@ -4,6 +4,8 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
+import io.floe.topology.iceberg.RequestStage;
+import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.CompiledView;
@@ -106,7 +108,7 @@ public final class ViewRefresher {
     this.catalogs = catalogs;
     this.hooks = hooks;
     this.inForce = inForce;
-    this.scanThreads = scanThreads;
+    this.scanThreads = RequestStage.propagating(scanThreads);
   }
 
   /** Runs one refresh, to its end. */
@@ -125,6 +127,16 @@ public final class ViewRefresher {
    * @throws RuntimeException for transient failures (I/O, commit conflicts), which a retry may cure
    */
   public RefreshOutcome refresh(
+      RefreshRequest requested, ProgressListener progress, BooleanSupplier cancelled) {
+    // What is not read, written or committed plans: loading the source and target, planning.
+    RequestTally requests = new RequestTally();
+    try (RequestStage.Scope counting = requests.open();
+        RequestStage.Scope planning = RequestStage.PLAN.enter()) {
+      return refreshCounted(requested, progress, cancelled).withRequests(requests.counts());
+    }
+  }
+
+  private RefreshOutcome refreshCounted(
       RefreshRequest requested, ProgressListener progress, BooleanSupplier cancelled) {
     CompiledView view = requested.view();
     Table source = load(view, view.source());
@@ -261,9 +273,11 @@ public final class ViewRefresher {
    */
   private RefreshOutcome maintain(
       Table target, CompiledView view, RefreshOutcome outcome, BucketRangeSet hot) {
-    RefreshOutcome.Compaction compaction =
-        TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks);
-    TargetMaintenance.afterRefresh(target, System.currentTimeMillis());
+    RefreshOutcome.Compaction compaction;
+    try (RequestStage.Scope maintaining = RequestStage.MAINTAIN.enter()) {
+      compaction = TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks);
+      TargetMaintenance.afterRefresh(target, System.currentTimeMillis());
+    }
     return compaction == null
         ? outcome
         : outcome.withCompaction(compaction, metadataLocation(target));
@@ -606,19 +620,22 @@ public final class ViewRefresher {
           summary.putAll(EngineMetadata.halfApplied());
         }
         long commitStart = System.nanoTime();
-        long committed =
-            GuardedCommit.commit(
-                target,
-                new GuardedCommit.Change(
-                    chunkId,
-                    written.startingTarget(),
-                    written.added(),
-                    written.removed(),
-                    written.deletes(),
-                    summary,
-                    CommitGuard.of(expected, view),
-                    updates,
-                    removals));
+        long committed;
+        try (RequestStage.Scope committing = RequestStage.COMMIT.enter()) {
+          committed =
+              GuardedCommit.commit(
+                  target,
+                  new GuardedCommit.Change(
+                      chunkId,
+                      written.startingTarget(),
+                      written.added(),
+                      written.removed(),
+                      written.deletes(),
+                      summary,
+                      CommitGuard.of(expected, view),
+                      updates,
+                      removals));
+        }
         long commitNanos = System.nanoTime() - commitStart;
         hooks.committed(view.name(), chunkId.toString());
         targetSnapshotId = committed;

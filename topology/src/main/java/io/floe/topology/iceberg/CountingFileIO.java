@@ -1,0 +1,491 @@
+package io.floe.topology.iceberg;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestListFile;
+import org.apache.iceberg.hadoop.HadoopConfigurable;
+import org.apache.iceberg.io.BulkDeletionFailureException;
+import org.apache.iceberg.io.DelegateFileIO;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
+import org.apache.iceberg.io.FileRange;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.RangeReadable;
+import org.apache.iceberg.io.SeekableInputStream;
+import org.apache.iceberg.io.StorageCredential;
+import org.apache.iceberg.io.SupportsBulkOperations;
+import org.apache.iceberg.io.SupportsPrefixOperations;
+import org.apache.iceberg.io.SupportsStorageCredentials;
+import org.apache.iceberg.util.SerializableSupplier;
+
+/**
+ * The {@link FileIO} Floe installs around the one a catalog would use (S3FileIO, HadoopFileIO,
+ * ResolvingFileIO, any other; {@link #install}), counting each object-store request by {@link
+ * RequestKind} and {@link RequestStage} in {@link RequestTally}, and the bytes read and written.
+ * Everything else is the delegate's.
+ *
+ * <p>A read is counted as S3FileIO's streams issue GETs: a stream opens a request at its first
+ * read, and again after a seek backwards or more than {@value #SKIP_BYTES} bytes forwards (shorter
+ * gaps are read through); each positioned read of a {@link RangeReadable} stream is a request of
+ * its own. Looking up a file's length or existence is a HEAD unless its length was given. A written
+ * file is one PUT, a deleted file one delete.
+ */
+public final class CountingFileIO
+    implements DelegateFileIO, SupportsStorageCredentials, HadoopConfigurable {
+
+  /** The catalog property naming the FileIO this one counts the requests of. */
+  public static final String DELEGATE_IMPL = "floe.counted-io-impl";
+
+  /** Forward gaps a stream reads through rather than opening a new request: S3FileIO's skip. */
+  static final long SKIP_BYTES = 1024 * 1024;
+
+  /** The FileIO each catalog type builds when {@code io-impl} is not set. */
+  private static final Map<String, String> DEFAULT_IMPLS =
+      Map.of(
+          CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC, "org.apache.iceberg.hadoop.HadoopFileIO",
+          CatalogUtil.ICEBERG_CATALOG_TYPE_HADOOP, "org.apache.iceberg.hadoop.HadoopFileIO",
+          CatalogUtil.ICEBERG_CATALOG_TYPE_HIVE, "org.apache.iceberg.hadoop.HadoopFileIO",
+          CatalogUtil.ICEBERG_CATALOG_TYPE_NESSIE, "org.apache.iceberg.hadoop.HadoopFileIO",
+          CatalogUtil.ICEBERG_CATALOG_TYPE_REST, "org.apache.iceberg.io.ResolvingFileIO",
+          CatalogUtil.ICEBERG_CATALOG_TYPE_GLUE, "org.apache.iceberg.aws.s3.S3FileIO");
+
+  private FileIO delegate;
+  private Map<String, String> properties = Map.of();
+  private Configuration conf;
+  private List<StorageCredential> credentials = List.of();
+
+  /**
+   * The catalog properties with this FileIO around the one they name ({@code io-impl}), or around
+   * the catalog type's default when they name none. Properties of a catalog whose default is not
+   * known (a {@code catalog-impl} without {@code io-impl}) come back as they are: its requests are
+   * not counted.
+   */
+  public static Map<String, String> install(Map<String, String> catalogProperties) {
+    String impl = catalogProperties.get(CatalogProperties.FILE_IO_IMPL);
+    if (CountingFileIO.class.getName().equals(impl)) {
+      return catalogProperties;
+    }
+    if (impl == null && !catalogProperties.containsKey(CatalogProperties.CATALOG_IMPL)) {
+      String type = catalogProperties.get(CatalogUtil.ICEBERG_CATALOG_TYPE);
+      impl = type == null ? null : DEFAULT_IMPLS.get(type.toLowerCase(Locale.ROOT));
+    }
+    if (impl == null) {
+      return catalogProperties;
+    }
+    Map<String, String> installed = new HashMap<>(catalogProperties);
+    installed.put(CatalogProperties.FILE_IO_IMPL, CountingFileIO.class.getName());
+    installed.put(DELEGATE_IMPL, impl);
+    return installed;
+  }
+
+  /** The FileIO whose requests this one counts. */
+  public FileIO delegate() {
+    return delegate;
+  }
+
+  @Override
+  public void initialize(Map<String, String> props) {
+    String impl = props.get(DELEGATE_IMPL);
+    if (impl == null) {
+      throw new IllegalArgumentException(
+          "Cannot initialize " + getClass().getSimpleName() + ": " + DELEGATE_IMPL + " is not set");
+    }
+    Map<String, String> delegateProps = new HashMap<>(props);
+    delegateProps.put(CatalogProperties.FILE_IO_IMPL, impl);
+    delegateProps.remove(DELEGATE_IMPL);
+    this.properties = Map.copyOf(props);
+    this.delegate = CatalogUtil.loadFileIO(impl, delegateProps, conf, credentials);
+  }
+
+  @Override
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  @Override
+  public InputFile newInputFile(String path) {
+    return new CountedInputFile(delegate.newInputFile(path), -1);
+  }
+
+  @Override
+  public InputFile newInputFile(String path, long length) {
+    return new CountedInputFile(delegate.newInputFile(path, length), length);
+  }
+
+  @Override
+  public InputFile newInputFile(DataFile file) {
+    return new CountedInputFile(delegate.newInputFile(file), file.fileSizeInBytes());
+  }
+
+  @Override
+  public InputFile newInputFile(DeleteFile file) {
+    return new CountedInputFile(delegate.newInputFile(file), file.fileSizeInBytes());
+  }
+
+  @Override
+  public InputFile newInputFile(ManifestFile manifest) {
+    return new CountedInputFile(delegate.newInputFile(manifest), manifest.length());
+  }
+
+  @Override
+  public InputFile newInputFile(ManifestListFile manifestList) {
+    return new CountedInputFile(delegate.newInputFile(manifestList), -1);
+  }
+
+  @Override
+  public OutputFile newOutputFile(String path) {
+    return new CountedOutputFile(delegate.newOutputFile(path));
+  }
+
+  @Override
+  public void deleteFile(String path) {
+    RequestTally.request(RequestKind.DELETE);
+    delegate.deleteFile(path);
+  }
+
+  @Override
+  public void deleteFiles(Iterable<String> paths) throws BulkDeletionFailureException {
+    if (delegate instanceof SupportsBulkOperations bulk) {
+      bulk.deleteFiles(counted(paths));
+    } else {
+      paths.forEach(this::deleteFile);
+    }
+  }
+
+  @Override
+  public Iterable<FileInfo> listPrefix(String prefix) {
+    return prefixOperations().listPrefix(prefix);
+  }
+
+  @Override
+  public void deletePrefix(String prefix) {
+    prefixOperations().deletePrefix(prefix);
+  }
+
+  private SupportsPrefixOperations prefixOperations() {
+    if (delegate instanceof SupportsPrefixOperations prefixes) {
+      return prefixes;
+    }
+    throw new UnsupportedOperationException(
+        delegate.getClass().getName() + " does not support prefix operations");
+  }
+
+  @Override
+  public void setCredentials(List<StorageCredential> given) {
+    this.credentials = List.copyOf(given);
+    if (delegate instanceof SupportsStorageCredentials supports) {
+      supports.setCredentials(given);
+    }
+  }
+
+  @Override
+  public List<StorageCredential> credentials() {
+    return delegate instanceof SupportsStorageCredentials supports
+        ? supports.credentials()
+        : credentials;
+  }
+
+  @Override
+  public void setConf(Configuration configuration) {
+    this.conf = configuration;
+  }
+
+  @Override
+  public Configuration getConf() {
+    return conf;
+  }
+
+  @Override
+  public void serializeConfWith(
+      Function<Configuration, SerializableSupplier<Configuration>> confSerializer) {
+    if (delegate instanceof HadoopConfigurable configurable) {
+      configurable.serializeConfWith(confSerializer);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (delegate != null) {
+      delegate.close();
+    }
+  }
+
+  /** The paths, each counted as a delete as the delegate takes it. */
+  private static Iterable<String> counted(Iterable<String> paths) {
+    return () -> {
+      Iterator<String> each = paths.iterator();
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          return each.hasNext();
+        }
+
+        @Override
+        public String next() {
+          String path = each.next();
+          RequestTally.request(RequestKind.DELETE);
+          return path;
+        }
+      };
+    };
+  }
+
+  /** An input file whose streams and lookups are counted. */
+  static final class CountedInputFile implements InputFile {
+    private final InputFile delegate;
+    private volatile long length;
+    private volatile boolean lookedUp;
+
+    /**
+     * @param length the file's length if the caller gave it, else -1
+     */
+    CountedInputFile(InputFile delegate, long length) {
+      this.delegate = delegate;
+      this.length = length;
+    }
+
+    @Override
+    public long getLength() {
+      if (length < 0) {
+        lookUp();
+        length = delegate.getLength();
+      }
+      return length;
+    }
+
+    @Override
+    public SeekableInputStream newStream() {
+      SeekableInputStream stream = delegate.newStream();
+      return stream instanceof RangeReadable
+          ? new CountedRangeStream(stream, this)
+          : new CountedStream(stream, this);
+    }
+
+    @Override
+    public String location() {
+      return delegate.location();
+    }
+
+    @Override
+    public boolean exists() {
+      lookUp();
+      return delegate.exists();
+    }
+
+    /** A HEAD, the first time the file's metadata is asked for. */
+    private void lookUp() {
+      if (!lookedUp) {
+        lookedUp = true;
+        RequestTally.request(RequestKind.HEAD);
+      }
+    }
+
+    /** The length if known without a request, else -1. */
+    long knownLength() {
+      return length;
+    }
+  }
+
+  /** A stream that counts the requests and bytes its reads take. */
+  static class CountedStream extends SeekableInputStream {
+    final SeekableInputStream delegate;
+    final CountedInputFile file;
+    private long pos;
+    // Where the open request's next byte is, or -1 while none is open.
+    private long requestAt = -1;
+
+    CountedStream(SeekableInputStream delegate, CountedInputFile file) {
+      this.delegate = delegate;
+      this.file = file;
+    }
+
+    @Override
+    public long getPos() {
+      return pos;
+    }
+
+    @Override
+    public void seek(long newPos) throws IOException {
+      delegate.seek(newPos);
+      pos = newPos;
+    }
+
+    @Override
+    public int read() throws IOException {
+      beforeRead(1);
+      int b = delegate.read();
+      if (b >= 0) {
+        afterRead(1);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] bytes, int off, int len) throws IOException {
+      beforeRead(len);
+      int n = delegate.read(bytes, off, len);
+      afterRead(n);
+      return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      long skipped = delegate.skip(n);
+      pos += Math.max(0, skipped);
+      return skipped;
+    }
+
+    @Override
+    public int available() throws IOException {
+      return delegate.available();
+    }
+
+    @Override
+    public void close() throws IOException {
+      delegate.close();
+    }
+
+    private void beforeRead(int len) {
+      if (requestAt < 0 || pos < requestAt || pos - requestAt > SKIP_BYTES) {
+        RequestTally.request(
+            RequestKind.ofRead(file.location(), pos, pos + len, file.knownLength()));
+      }
+    }
+
+    private void afterRead(int n) {
+      if (n > 0) {
+        pos += n;
+        RequestTally.read(n);
+      }
+      requestAt = pos;
+    }
+
+    /** Counts one positioned read of {@code [position, position + len)}. */
+    void rangeRead(long position, int len) {
+      RequestTally.request(
+          RequestKind.ofRead(file.location(), position, position + len, file.knownLength()));
+      RequestTally.read(len);
+    }
+  }
+
+  /** A counted stream over a delegate that serves positioned reads. */
+  static final class CountedRangeStream extends CountedStream implements RangeReadable {
+
+    CountedRangeStream(SeekableInputStream delegate, CountedInputFile file) {
+      super(delegate, file);
+    }
+
+    @Override
+    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+      rangeRead(position, length);
+      ((RangeReadable) delegate).readFully(position, buffer, offset, length);
+    }
+
+    @Override
+    public int readTail(byte[] buffer, int offset, int length) throws IOException {
+      RequestTally.request(RequestKind.DATA_FOOTER);
+      int n = ((RangeReadable) delegate).readTail(buffer, offset, length);
+      RequestTally.read(n);
+      return n;
+    }
+
+    @Override
+    public void readVectored(List<FileRange> ranges, IntFunction<ByteBuffer> allocate)
+        throws IOException {
+      for (FileRange range : ranges) {
+        rangeRead(range.offset(), range.length());
+      }
+      ((RangeReadable) delegate).readVectored(ranges, allocate);
+    }
+  }
+
+  /** An output file whose streams count as a PUT each. */
+  private static final class CountedOutputFile implements OutputFile {
+    private final OutputFile delegate;
+
+    CountedOutputFile(OutputFile delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public PositionOutputStream create() {
+      return new CountedOutputStream(delegate.create());
+    }
+
+    @Override
+    public PositionOutputStream createOrOverwrite() {
+      return new CountedOutputStream(delegate.createOrOverwrite());
+    }
+
+    @Override
+    public String location() {
+      return delegate.location();
+    }
+
+    @Override
+    public InputFile toInputFile() {
+      return new CountedInputFile(delegate.toInputFile(), -1);
+    }
+  }
+
+  /** Counts the bytes written, and a PUT when the file is closed. */
+  private static final class CountedOutputStream extends PositionOutputStream {
+    private final PositionOutputStream delegate;
+    private boolean closed;
+
+    CountedOutputStream(PositionOutputStream delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public long getPos() throws IOException {
+      return delegate.getPos();
+    }
+
+    @Override
+    public long storedLength() throws IOException {
+      return delegate.storedLength();
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      delegate.write(b);
+      RequestTally.written(1);
+    }
+
+    @Override
+    public void write(byte[] bytes, int off, int len) throws IOException {
+      delegate.write(bytes, off, len);
+      RequestTally.written(len);
+    }
+
+    @Override
+    public void flush() throws IOException {
+      delegate.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (!closed) {
+        closed = true;
+        RequestTally.request(RequestKind.PUT);
+      }
+      delegate.close();
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package io.floe.topology.iceberg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.SeekableInputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The counting FileIO over a real HadoopFileIO on local files. */
+class CountingFileIOTest {
+
+  private static final int LENGTH = 10_000;
+
+  @TempDir Path dir;
+  private FileIO io;
+  private RequestTally tally;
+  private RequestStage.Scope counting;
+
+  @BeforeEach
+  void setUp() {
+    Map<String, String> properties =
+        CountingFileIO.install(Map.of(CatalogUtil.ICEBERG_CATALOG_TYPE, "jdbc"));
+    io =
+        CatalogUtil.loadFileIO(
+            properties.get(CatalogProperties.FILE_IO_IMPL),
+            properties,
+            HadoopConfigurations.forCatalogs());
+    tally = new RequestTally();
+    counting = tally.open();
+  }
+
+  @AfterEach
+  void tearDown() {
+    counting.close();
+    io.close();
+  }
+
+  @Test
+  void shouldClassifyReadsByTheFileTheyRead() {
+    String table = "s3://bucket/warehouse/db/t/";
+
+    assertThat(RequestKind.ofRead(table + "metadata/00003-ab.metadata.json", 0, 10, -1))
+        .isEqualTo(RequestKind.TABLE_METADATA);
+    assertThat(RequestKind.ofRead(table + "metadata/00003-ab.gz.metadata.json", 0, 10, -1))
+        .isEqualTo(RequestKind.TABLE_METADATA);
+    assertThat(RequestKind.ofRead(table + "metadata/version-hint.text", 0, 1, -1))
+        .isEqualTo(RequestKind.TABLE_METADATA);
+    assertThat(RequestKind.ofRead(table + "metadata/snap-1234-1-ab.avro", 0, 10, -1))
+        .isEqualTo(RequestKind.MANIFEST_LIST);
+    assertThat(RequestKind.ofRead(table + "metadata/ab-m0.avro", 0, 10, 500))
+        .isEqualTo(RequestKind.MANIFEST);
+    assertThat(RequestKind.ofRead(table + "metadata/1234-1-ab.stats", 0, 10, 500))
+        .isEqualTo(RequestKind.OTHER);
+    // A Parquet footer: the footer length and magic in the last 8 bytes, then the footer before.
+    assertThat(RequestKind.ofRead(table + "data/day=1/00000-0-ab.parquet", 992, 1000, 1000))
+        .isEqualTo(RequestKind.DATA_FOOTER);
+    assertThat(RequestKind.ofRead(table + "data/day=1/00000-0-ab.parquet", 900, 992, 1000))
+        .isEqualTo(RequestKind.DATA_FOOTER);
+    assertThat(RequestKind.ofRead(table + "data/day=1/00000-0-ab.parquet", 4, 900, 1000))
+        .isEqualTo(RequestKind.DATA_RANGE);
+    // Without the length no read is known to reach the footer.
+    assertThat(RequestKind.ofRead(table + "data/00000-0-ab.parquet", 992, 1000, -1))
+        .isEqualTo(RequestKind.DATA_RANGE);
+  }
+
+  @Test
+  void shouldCountAPutPerFileWrittenAndItsBytes() throws IOException {
+    try (RequestStage.Scope writing = RequestStage.WRITE.enter()) {
+      write("data/a.parquet");
+    }
+
+    RequestCounts counts = tally.counts();
+    assertThat(counts.count(RequestKind.PUT, RequestStage.WRITE)).isEqualTo(1);
+    assertThat(counts.total()).isEqualTo(1);
+    assertThat(counts.bytesWritten()).isEqualTo(LENGTH);
+  }
+
+  @Test
+  void shouldCountAHeadOnlyWhenTheLengthIsNotGiven() throws IOException {
+    String location = write("metadata/snap-1-1-ab.avro");
+
+    InputFile unknown = io.newInputFile(location);
+    assertThat(unknown.getLength()).isEqualTo(LENGTH);
+    assertThat(unknown.getLength()).isEqualTo(LENGTH);
+    InputFile known = io.newInputFile(location, LENGTH);
+    assertThat(known.getLength()).isEqualTo(LENGTH);
+
+    assertThat(tally.counts().count(RequestKind.HEAD)).isEqualTo(1);
+  }
+
+  @Test
+  void shouldCountARequestPerPositionedReadLikeARangedGet() throws IOException {
+    String location = write("data/a.parquet");
+    InputFile file = io.newInputFile(location, LENGTH);
+    byte[] buffer = new byte[1000];
+
+    try (RequestStage.Scope reading = RequestStage.READ.enter();
+        SeekableInputStream in = file.newStream()) {
+      // Parquet's footer: its length and magic, then the footer itself.
+      in.seek(LENGTH - 8);
+      readFully(in, buffer, 8);
+      in.seek(LENGTH - 8 - 500);
+      readFully(in, buffer, 500);
+      // Two column chunks one after the other, and one past a small gap: one request.
+      in.seek(4);
+      readFully(in, buffer, 1000);
+      readFully(in, buffer, 1000);
+      in.seek(3000);
+      readFully(in, buffer, 1000);
+      // Backwards: a new request.
+      in.seek(100);
+      readFully(in, buffer, 10);
+    }
+
+    RequestCounts counts = tally.counts();
+    assertThat(counts.count(RequestKind.DATA_FOOTER, RequestStage.READ)).isEqualTo(2);
+    assertThat(counts.count(RequestKind.DATA_RANGE, RequestStage.READ)).isEqualTo(2);
+    assertThat(counts.count(RequestKind.HEAD)).isZero();
+    assertThat(counts.bytesRead()).isEqualTo(8 + 500 + 3000 + 10);
+  }
+
+  @Test
+  void shouldCountTheRequestsOfPoolThreadsUnderTheStageThatSubmittedThem() throws Exception {
+    String location = write("metadata/ab-m0.avro");
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      try (RequestStage.Scope planning = RequestStage.PLAN.enter()) {
+        RequestStage.propagating(pool).execute(() -> readAll(io.newInputFile(location, LENGTH)));
+      }
+      pool.execute(() -> readAll(io.newInputFile(location, LENGTH)));
+    } finally {
+      pool.shutdown();
+      assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+
+    RequestCounts counts = tally.counts();
+    // The task submitted without propagation counts in the process's tally only, under other.
+    assertThat(counts.count(RequestKind.MANIFEST, RequestStage.PLAN)).isEqualTo(1);
+    assertThat(counts.count(RequestKind.MANIFEST)).isEqualTo(1);
+    assertThat(RequestTally.process().requests(RequestKind.MANIFEST, RequestStage.OTHER))
+        .isPositive();
+  }
+
+  @Test
+  void shouldWrapTheCatalogTypesDefaultFileIO() {
+    Map<String, String> jdbc = new HashMap<>(Map.of("type", "jdbc"));
+    Map<String, String> rest = Map.of("type", "rest");
+    Map<String, String> named = Map.of("type", "rest", "io-impl", "org.example.MyFileIO");
+    Map<String, String> custom = Map.of("catalog-impl", "org.example.MyCatalog");
+
+    assertThat(CountingFileIO.install(jdbc))
+        .containsEntry("io-impl", CountingFileIO.class.getName())
+        .containsEntry(CountingFileIO.DELEGATE_IMPL, "org.apache.iceberg.hadoop.HadoopFileIO");
+    assertThat(CountingFileIO.install(rest))
+        .containsEntry(CountingFileIO.DELEGATE_IMPL, "org.apache.iceberg.io.ResolvingFileIO");
+    assertThat(CountingFileIO.install(named))
+        .containsEntry(CountingFileIO.DELEGATE_IMPL, "org.example.MyFileIO");
+    assertThat(CountingFileIO.install(custom)).isEqualTo(custom);
+    assertThat(CountingFileIO.install(CountingFileIO.install(jdbc)))
+        .isEqualTo(CountingFileIO.install(jdbc));
+    assertThat(((CountingFileIO) io).delegate().getClass().getName())
+        .isEqualTo("org.apache.iceberg.hadoop.HadoopFileIO");
+  }
+
+  private String write(String name) throws IOException {
+    String location = dir.resolve(name).toUri().toString();
+    try (PositionOutputStream out = io.newOutputFile(location).create()) {
+      out.write(new byte[LENGTH]);
+    }
+    return location;
+  }
+
+  private static void readFully(SeekableInputStream in, byte[] buffer, int len) throws IOException {
+    int done = 0;
+    while (done < len) {
+      int n = in.read(buffer, done, len - done);
+      if (n < 0) {
+        throw new IOException("end of file after " + done + " of " + len + " bytes");
+      }
+      done += n;
+    }
+  }
+
+  private static void readAll(InputFile file) {
+    try (SeekableInputStream in = file.newStream()) {
+      in.readAllBytes();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
