@@ -1,6 +1,7 @@
 package io.floe.topology.refresh.eval;
 
 import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.refresh.eval.Vectors.DoubleVector;
 import io.floe.topology.refresh.eval.Vectors.LongVector;
 import io.floe.topology.refresh.eval.Vectors.Vector;
@@ -81,57 +82,54 @@ final class ParquetBatches {
 
   /** Reads the task into {@code sink}, or returns null when the file needs the generic reader. */
   static Read read(ScanColumns columns, FileScanTask task, BatchSink sink) {
-    org.apache.iceberg.io.InputFile input = columns.io().newInputFile(task.file());
-    try (ParquetFileReader reader = open(parquetFile(input), columns)) {
-      MessageType fileSchema = columns.withIds(reader.getFileMetaData().getSchema());
-      List<Types.NestedField> fields = columns.projection().columns();
-      List<org.apache.parquet.schema.Type> requestedFields = new ArrayList<>();
-      ValueConverter[] converters = new ValueConverter[fields.size()];
-      for (int c = 0; c < fields.size(); c++) {
-        org.apache.parquet.schema.Type fileField = fieldById(fileSchema, fields.get(c).fieldId());
-        Vector vector = sink.vectors()[columns.positions()[c]];
-        ValueConverter converter =
-            fileField == null ? null : converter(fields.get(c).type(), fileField, vector);
-        if (converter == null) {
-          return null;
-        }
-        requestedFields.add(fileField);
-        converters[c] = converter;
+    org.apache.parquet.io.InputFile file = parquetFile(columns.io().newInputFile(task.file()));
+    ParquetMetadata footer = footer(file, task);
+    MessageType fileSchema = columns.withIds(footer.getFileMetaData().getSchema());
+    List<Types.NestedField> fields = columns.projection().columns();
+    List<org.apache.parquet.schema.Type> requestedFields = new ArrayList<>();
+    ValueConverter[] converters = new ValueConverter[fields.size()];
+    for (int c = 0; c < fields.size(); c++) {
+      org.apache.parquet.schema.Type fileField = fieldById(fileSchema, fields.get(c).fieldId());
+      Vector vector = sink.vectors()[columns.positions()[c]];
+      ValueConverter converter =
+          fileField == null ? null : converter(fields.get(c).type(), fileField, vector);
+      if (converter == null) {
+        return null;
       }
-      MessageType requested = new MessageType(fileSchema.getName(), requestedFields);
-      reader.setRequestedSchema(requested);
+      requestedFields.add(fileField);
+      converters[c] = converter;
+    }
+    MessageType requested = new MessageType(fileSchema.getName(), requestedFields);
+    ParquetMetricsRowGroupFilter stats =
+        columns.rowGroupFilter() == null
+                || columns.rowGroupFilter().equals(Expressions.alwaysTrue())
+            ? null
+            : new ParquetMetricsRowGroupFilter(columns.projection(), columns.rowGroupFilter());
+    GroupConverter root =
+        new GroupConverter() {
+          @Override
+          public Converter getConverter(int field) {
+            return converters[field];
+          }
 
-      PositionDeleteIndex deleted =
-          task.deletes().isEmpty()
-              ? null
-              : new GenericDeleteFilter(
-                      columns.io(), task, columns.tableSchema(), columns.projection())
-                  .deletedRowPositions();
-      ParquetMetricsRowGroupFilter stats =
-          columns.rowGroupFilter() == null
-                  || columns.rowGroupFilter().equals(Expressions.alwaysTrue())
-              ? null
-              : new ParquetMetricsRowGroupFilter(columns.projection(), columns.rowGroupFilter());
-      GroupConverter root =
-          new GroupConverter() {
-            @Override
-            public Converter getConverter(int field) {
-              return converters[field];
-            }
+          @Override
+          public void start() {}
 
-            @Override
-            public void start() {}
-
-            @Override
-            public void end() {}
-          };
-      List<BlockMetaData> blocks = reader.getRowGroups();
-      long splitStart = task.start();
-      long splitEnd = task.start() + task.length();
-      long position = 0;
-      long rows = 0;
-      int read = 0;
-      int skipped = 0;
+          @Override
+          public void end() {}
+        };
+    List<BlockMetaData> blocks = footer.getBlocks();
+    long splitStart = task.start();
+    long splitEnd = task.start() + task.length();
+    long position = 0;
+    long rows = 0;
+    int read = 0;
+    int skipped = 0;
+    // Opened at the first row group to read: a file whose row groups the footer's statistics rule
+    // out costs no request beyond its (cached) footer.
+    ParquetFileReader reader = null;
+    PositionDeleteIndex deleted = null;
+    try {
       for (int b = 0; b < blocks.size(); b++) {
         BlockMetaData block = blocks.get(b);
         long first = position;
@@ -145,6 +143,16 @@ final class ParquetBatches {
           skipped++;
           continue;
         }
+        if (reader == null) {
+          reader = open(file, footer, columns);
+          reader.setRequestedSchema(requested);
+          deleted =
+              task.deletes().isEmpty()
+                  ? null
+                  : new GenericDeleteFilter(
+                          columns.io(), task, columns.tableSchema(), columns.projection())
+                      .deletedRowPositions();
+        }
         try (PageReadStore filtered = reader.readFilteredRowGroup(b)) {
           if (filtered == null || filtered.getRowCount() == 0) {
             skipped++;
@@ -157,6 +165,37 @@ final class ParquetBatches {
       return new Read(rows, read, skipped);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read " + task.file().location(), e);
+    } finally {
+      closeQuietly(reader);
+    }
+  }
+
+  private static void closeQuietly(ParquetFileReader reader) {
+    if (reader != null) {
+      try {
+        reader.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /**
+   * The file's footer, from {@link FileCaches} when read before: a footer never changes, and on an
+   * object store reading it costs two requests (its length, then itself).
+   */
+  private static ParquetMetadata footer(org.apache.parquet.io.InputFile file, FileScanTask task) {
+    try {
+      return FileCaches.footer(
+          task.file().location(),
+          task.file().fileSizeInBytes(),
+          () -> {
+            try (org.apache.parquet.io.SeekableInputStream stream = file.newStream()) {
+              return ParquetFileReader.readFooter(file, readOptions().build(), stream);
+            }
+          });
+    } catch (UncheckedIOException e) {
+      throw new UncheckedIOException("Cannot read " + task.file().location(), e.getCause());
     }
   }
 
@@ -252,28 +291,28 @@ final class ParquetBatches {
   }
 
   /**
-   * Opens a file with the page filter of the recompute's buckets, reading the footer once: the
-   * filter needs the file's name of the bucket column, which only the footer knows.
+   * Opens a file whose footer is known with the page filter of the recompute's buckets: the filter
+   * needs the file's name of the bucket column, which only the footer knows.
    */
-  private static ParquetFileReader open(org.apache.parquet.io.InputFile file, ScanColumns columns)
+  private static ParquetFileReader open(
+      org.apache.parquet.io.InputFile file, ParquetMetadata footer, ScanColumns columns)
       throws IOException {
+    org.apache.parquet.schema.Type bucketField =
+        fieldById(columns.withIds(footer.getFileMetaData().getSchema()), columns.bucketFieldId());
+    FilterPredicate pages = bucketField == null ? null : pageFilter(bucketField, columns);
+    ParquetReadOptions.Builder options = readOptions();
+    if (pages != null) {
+      // Only the column-index (page) filter: row groups are pruned apart, rows checked exactly.
+      options
+          .withRecordFilter(FilterCompat.get(pages))
+          .useColumnIndexFilter(true)
+          .useStatsFilter(false)
+          .useDictionaryFilter(false)
+          .useBloomFilter(false)
+          .useRecordFilter(false);
+    }
     org.apache.parquet.io.SeekableInputStream stream = file.newStream();
     try {
-      ParquetMetadata footer = ParquetFileReader.readFooter(file, readOptions().build(), stream);
-      org.apache.parquet.schema.Type bucketField =
-          fieldById(columns.withIds(footer.getFileMetaData().getSchema()), columns.bucketFieldId());
-      FilterPredicate pages = bucketField == null ? null : pageFilter(bucketField, columns);
-      ParquetReadOptions.Builder options = readOptions();
-      if (pages != null) {
-        // Only the column-index (page) filter: row groups are pruned apart, rows checked exactly.
-        options
-            .withRecordFilter(FilterCompat.get(pages))
-            .useColumnIndexFilter(true)
-            .useStatsFilter(false)
-            .useDictionaryFilter(false)
-            .useBloomFilter(false)
-            .useRecordFilter(false);
-      }
       return new ParquetFileReader(file, footer, options.build(), stream);
     } catch (IOException | RuntimeException e) {
       try {
