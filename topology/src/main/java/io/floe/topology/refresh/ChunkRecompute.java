@@ -97,7 +97,8 @@ final class ChunkRecompute {
       Long deltaBase,
       String operationId,
       boolean last) {
-    target.refresh();
+    // The target as loaded, or as the previous chunk's commit left it: no second read. Another
+    // writer's commit since fails this chunk's guarded commit, and the refresh plans again.
     Snapshot startingTarget = target.currentSnapshot();
 
     // 1. Recompute the chunk's buckets from the pinned source snapshot.
