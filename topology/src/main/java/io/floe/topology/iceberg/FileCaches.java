@@ -82,15 +82,22 @@ public final class FileCaches {
    * @throws UncheckedIOException when the footer cannot be read
    */
   public static ParquetMetadata footer(String location, long length, FooterReader reader) {
-    return footers.get(
-        new FooterKey(location, length),
-        key -> {
-          try {
-            return reader.read();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    Cache<FooterKey, ParquetMetadata> cache = footers;
+    FooterKey key = new FooterKey(location, length);
+    ParquetMetadata cached = cache.getIfPresent(key);
+    if (cached != null) {
+      return cached;
+    }
+    // Read outside the cache's lock: a read of a remote store takes tens of milliseconds, and two
+    // workers reading the same footer at once is rare and harmless.
+    ParquetMetadata footer;
+    try {
+      footer = reader.read();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    cache.put(key, footer);
+    return footer;
   }
 
   private static Cache<FooterKey, ParquetMetadata> newFooterCache(long bytes) {

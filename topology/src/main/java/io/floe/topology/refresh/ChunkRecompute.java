@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.ViewPlan;
@@ -56,6 +57,12 @@ final class ChunkRecompute {
   private final BucketColumnType bucketType;
   private final Executor scanThreads;
 
+  /**
+   * Where the source's files are: on a remote store the chunk's files are read by more workers than
+   * cores, on the pool of remote reads, each mostly waiting for its requests.
+   */
+  private final StorageKind sourceStorage;
+
   /** Workers of one recompute at most: its files are split across them. */
   private static final int SCAN_PARALLELISM = Runtime.getRuntime().availableProcessors();
 
@@ -78,6 +85,7 @@ final class ChunkRecompute {
     this.target = target;
     this.bucketType = plan.bucketing().columnType();
     this.scanThreads = scanThreads;
+    this.sourceStorage = StorageKind.of(source);
   }
 
   /**
@@ -118,8 +126,8 @@ final class ChunkRecompute {
                 chunk.nullBucket(),
                 sourceFilter,
                 ViewScan.nameMapping(source)),
-            scanThreads,
-            SCAN_PARALLELISM);
+            sourceStorage.isRemote() ? StorageKind.remoteReads() : scanThreads,
+            sourceStorage.scanParallelism());
     ViewScan.Stats stats = recomputed.stats();
     List<Object[]> rows = recomputed.rows();
     int bucketOutput = outputPosition(plan.bucketOutput());

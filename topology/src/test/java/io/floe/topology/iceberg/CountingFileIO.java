@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.RangeReadable;
 import org.apache.iceberg.io.SeekableInputStream;
 
 /**
@@ -19,6 +20,7 @@ public class CountingFileIO extends HadoopFileIO {
 
   private static final Map<String, AtomicInteger> OPENS = new ConcurrentHashMap<>();
   private static final Map<String, AtomicInteger> FOOTER_READS = new ConcurrentHashMap<>();
+  private static final Map<String, AtomicInteger> TAIL_READS = new ConcurrentHashMap<>();
 
   /** Streams opened on the file at {@code location}. */
   public static int opens(String location) {
@@ -58,10 +60,26 @@ public class CountingFileIO extends HadoopFileIO {
     return byFile;
   }
 
+  /**
+   * Reads of the file's end in one ranged request, of each file whose location passes {@code
+   * filter}.
+   */
+  public static Map<String, Integer> tailReadsByFile(Predicate<String> filter) {
+    Map<String, Integer> byFile = new java.util.TreeMap<>();
+    TAIL_READS.forEach(
+        (location, count) -> {
+          if (filter.test(location)) {
+            byFile.put(location, count.get());
+          }
+        });
+    return byFile;
+  }
+
   /** Forgets every count. */
   public static void reset() {
     OPENS.clear();
     FOOTER_READS.clear();
+    TAIL_READS.clear();
   }
 
   /** Whether the location is a table metadata file. */
@@ -128,7 +146,7 @@ public class CountingFileIO extends HadoopFileIO {
     }
   }
 
-  private static final class CountingStream extends SeekableInputStream {
+  private static final class CountingStream extends SeekableInputStream implements RangeReadable {
     private final SeekableInputStream stream;
     private final String location;
     private final long footerLengthAt;
@@ -150,6 +168,26 @@ public class CountingFileIO extends HadoopFileIO {
         FOOTER_READS.computeIfAbsent(location, l -> new AtomicInteger()).incrementAndGet();
       }
       stream.seek(newPos);
+    }
+
+    /** One ranged request of an object store: counted as a footer read when it ends the file. */
+    @Override
+    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+      long at = stream.getPos();
+      stream.seek(position);
+      org.apache.iceberg.io.IOUtil.readFully(stream, buffer, offset, length);
+      stream.seek(at);
+    }
+
+    @Override
+    public int readTail(byte[] buffer, int offset, int length) throws IOException {
+      FOOTER_READS.computeIfAbsent(location, l -> new AtomicInteger()).incrementAndGet();
+      TAIL_READS.computeIfAbsent(location, l -> new AtomicInteger()).incrementAndGet();
+      long at = stream.getPos();
+      stream.seek(footerLengthAt + 8 - length);
+      org.apache.iceberg.io.IOUtil.readFully(stream, buffer, offset, length);
+      stream.seek(at);
+      return length;
     }
 
     @Override

@@ -118,10 +118,12 @@ class ImmutableReadsTest {
     long s2 = lake.append(trades, trades("2026-04-08T10:00", 1));
     refresh(s2, s1);
 
-    // Then the footer of the first file was read once, by the first refresh
+    // Then the footer of the first file was read once, by the first refresh, each footer in one
+    // ranged read of the file's end
     Map<String, Integer> footers = CountingFileIO.footerReadsByFile(under("trades"));
     assertThat(footers).hasSize(2);
     assertThat(footers).allSatisfy((file, reads) -> assertThat(reads).as(file).isEqualTo(1));
+    assertThat(CountingFileIO.tailReadsByFile(under("trades"))).isEqualTo(footers);
     OracleAssertions.assertMatches(lake.load("analytics", "ohlcv_1m"), trades, s2, OHLCV);
   }
 

@@ -16,6 +16,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.RangeReadable;
 import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -30,6 +31,7 @@ import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.filter2.predicate.FilterPredicate;
 import org.apache.parquet.filter2.predicate.Operators;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
@@ -82,8 +84,9 @@ final class ParquetBatches {
 
   /** Reads the task into {@code sink}, or returns null when the file needs the generic reader. */
   static Read read(ScanColumns columns, FileScanTask task, BatchSink sink) {
-    org.apache.parquet.io.InputFile file = parquetFile(columns.io().newInputFile(task.file()));
-    ParquetMetadata footer = footer(file, task);
+    org.apache.iceberg.io.InputFile input = columns.io().newInputFile(task.file());
+    org.apache.parquet.io.InputFile file = parquetFile(input);
+    ParquetMetadata footer = footer(input, file, task);
     MessageType fileSchema = columns.withIds(footer.getFileMetaData().getSchema());
     List<Types.NestedField> fields = columns.projection().columns();
     List<org.apache.parquet.schema.Type> requestedFields = new ArrayList<>();
@@ -184,18 +187,70 @@ final class ParquetBatches {
    * The file's footer, from {@link FileCaches} when read before: a footer never changes, and on an
    * object store reading it costs two requests (its length, then itself).
    */
-  private static ParquetMetadata footer(org.apache.parquet.io.InputFile file, FileScanTask task) {
+  private static ParquetMetadata footer(
+      org.apache.iceberg.io.InputFile input,
+      org.apache.parquet.io.InputFile file,
+      FileScanTask task) {
+    long length = task.file().fileSizeInBytes();
     try {
       return FileCaches.footer(
           task.file().location(),
-          task.file().fileSizeInBytes(),
+          length,
           () -> {
+            ParquetMetadata fromTail = footerFromTail(input, length);
+            if (fromTail != null) {
+              return fromTail;
+            }
             try (org.apache.parquet.io.SeekableInputStream stream = file.newStream()) {
               return ParquetFileReader.readFooter(file, readOptions().build(), stream);
             }
           });
     } catch (UncheckedIOException e) {
       throw new UncheckedIOException("Cannot read " + task.file().location(), e.getCause());
+    }
+  }
+
+  /** Bytes of a file's end read for its footer in one request: most footers fit. */
+  static final int FOOTER_TAIL_BYTES = 64 * 1024;
+
+  private static final byte[] MAGIC = "PAR1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /**
+   * The footer read with one ranged request of the file's last {@value #FOOTER_TAIL_BYTES} bytes,
+   * where the store's streams can ({@link RangeReadable}, as S3's, GCS's and ADLS's can): Parquet's
+   * own reader reads the footer's length, then the footer, two requests. Null when the stream
+   * cannot, or the footer is larger or encrypted: Parquet's reader then reads it.
+   */
+  private static ParquetMetadata footerFromTail(org.apache.iceberg.io.InputFile input, long length)
+      throws IOException {
+    if (length < 2L * MAGIC.length + 4) {
+      return null;
+    }
+    try (org.apache.iceberg.io.SeekableInputStream stream = input.newStream()) {
+      if (!(stream instanceof RangeReadable ranges)) {
+        return null;
+      }
+      int tailLength = (int) Math.min(length, FOOTER_TAIL_BYTES);
+      byte[] tail = new byte[tailLength];
+      int read = ranges.readTail(tail, 0, tailLength);
+      if (read != tailLength
+          || !java.util.Arrays.equals(
+              tail, tailLength - MAGIC.length, tailLength, MAGIC, 0, MAGIC.length)) {
+        return null;
+      }
+      int footerLength =
+          java.nio.ByteBuffer.wrap(tail, tailLength - 8, 4)
+              .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+              .getInt();
+      int footerStart = tailLength - 8 - footerLength;
+      if (footerLength <= 0 || footerStart < 0) {
+        return null;
+      }
+      // With the read options, as Parquet's reader parses footers (its bound on their size).
+      return new ParquetMetadataConverter(readOptions().build())
+          .readParquetMetadata(
+              new java.io.ByteArrayInputStream(tail, footerStart, footerLength),
+              ParquetMetadataConverter.NO_FILTER);
     }
   }
 
