@@ -1,6 +1,7 @@
 package io.floe.app.config;
 
 import io.floe.topology.iceberg.CountingFileIO;
+import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.iceberg.HadoopConfigurations;
 import io.floe.topology.refresh.Bookmark;
 import io.floe.topology.refresh.FloeProperties;
@@ -39,13 +40,18 @@ public final class CatalogConfig implements AutoCloseable {
   public static final String PREFIX = "floe.catalog.";
 
   private final Map<String, Map<String, String>> properties;
+  private final long cacheBytes;
   private final Map<String, Catalog> built = new ConcurrentHashMap<>();
 
-  private CatalogConfig(Map<String, Map<String, String>> properties) {
+  private CatalogConfig(Map<String, Map<String, String>> properties, long cacheBytes) {
     this.properties = properties;
+    this.cacheBytes = cacheBytes;
   }
 
-  /** The catalogs declared in {@code config}. */
+  /**
+   * The catalogs declared in {@code config}, each with its share of Iceberg's manifest cache
+   * ({@link FileCaches}, of {@code floe.cache.bytes}).
+   */
   public static CatalogConfig from(Properties config) {
     Map<String, Map<String, String>> catalogs = new TreeMap<>();
     for (String key : config.stringPropertyNames()) {
@@ -62,7 +68,15 @@ public final class CatalogConfig implements AutoCloseable {
           .computeIfAbsent(rest.substring(0, dot), name -> new TreeMap<>())
           .put(rest.substring(dot + 1), config.getProperty(key));
     }
-    return new CatalogConfig(catalogs);
+    String cacheBytes = config.getProperty(FileCaches.BYTES_CONFIG);
+    try {
+      return new CatalogConfig(
+          catalogs,
+          cacheBytes == null ? FileCaches.DEFAULT_BYTES : Long.parseLong(cacheBytes.trim()));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "Invalid value '" + cacheBytes + "' of " + FileCaches.BYTES_CONFIG + ": not a number");
+    }
   }
 
   /** Reads a properties file. */
@@ -98,13 +112,23 @@ public final class CatalogConfig implements AutoCloseable {
               + (properties.isEmpty() ? "none" : String.join(", ", properties.keySet()))
               + ")");
     }
-    return built.computeIfAbsent(name, n -> build(n, catalogProperties));
+    return built.computeIfAbsent(name, this::build);
   }
 
-  private static Catalog build(String name, Map<String, String> catalogProperties) {
+  /** The Iceberg properties catalog {@code name} is built with. */
+  Map<String, String> icebergProperties(String name) {
+    Map<String, String> catalogProperties = properties.get(name);
+    return cacheBytes > 0
+        ? FileCaches.catalogProperties(catalogProperties, cacheBytes, properties.size())
+        : catalogProperties;
+  }
+
+  private Catalog build(String name) {
     try {
       return CatalogUtil.buildIcebergCatalog(
-          name, CountingFileIO.install(catalogProperties), HadoopConfigurations.forCatalogs());
+          name,
+          CountingFileIO.install(icebergProperties(name)),
+          HadoopConfigurations.forCatalogs());
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
           "cannot build catalog '" + name + "': " + Secrets.text(e.getMessage()), e);

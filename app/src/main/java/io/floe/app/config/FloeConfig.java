@@ -2,6 +2,7 @@ package io.floe.app.config;
 
 import io.floe.schemas.FloeSerdes;
 import io.floe.topology.FloeTopology;
+import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
 import io.floe.topology.store.BoundedRocksDbMemory;
 import java.io.IOException;
@@ -67,6 +68,7 @@ public final class FloeConfig extends AbstractConfig {
   public static final String MAINTAIN_TICK_MS = "floe.maintain.tick.ms";
   public static final String REFRESH_MAX_STALENESS_MS = "floe.refresh.max-staleness.ms";
   public static final String STATE_MEMORY_BYTES = BoundedRocksDbMemory.BYTES_CONFIG;
+  public static final String CACHE_BYTES = FileCaches.BYTES_CONFIG;
 
   /** Streams settings Floe chooses unless the file sets them. */
   static final Map<String, String> STREAMS_DEFAULTS =
@@ -303,7 +305,20 @@ public final class FloeConfig extends AbstractConfig {
               Importance.LOW,
               "Off-heap memory, in bytes, that all RocksDB state stores of the process share:"
                   + " one block cache that their memtables count against too, whatever the"
-                  + " number of partitions. Not used when rocksdb.config.setter is set.");
+                  + " number of partitions. Not used when rocksdb.config.setter is set.")
+          .define(
+              CACHE_BYTES,
+              Type.LONG,
+              FileCaches.DEFAULT_BYTES,
+              Range.atLeast(0),
+              Importance.LOW,
+              "Heap, in bytes, that caches of files which never change once written take: half"
+                  + " for the manifests and manifest lists of all catalogs (Iceberg's manifest"
+                  + " cache, shared out between the catalogs; a catalog that sets"
+                  + " io.manifest.cache-enabled or its other keys keeps its own), half for the"
+                  + " footers of Parquet data files. Each such file is read once while it fits,"
+                  + " instead of by every stage of every refresh: on an object store a read is a"
+                  + " request. 0 turns the caches off.");
 
   private final Path baseDirectory;
   private final Map<String, String> raw;

@@ -6,6 +6,7 @@ import io.floe.app.http.HttpAccess;
 import io.floe.app.http.HttpApi;
 import io.floe.app.metrics.FloeMeters;
 import io.floe.topology.FloeTopology;
+import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
 import io.floe.topology.refresh.EngineWarmup;
 import io.floe.topology.refresh.RefreshExecutor;
@@ -86,6 +87,7 @@ public final class FloeService implements AutoCloseable {
     this.config = config;
     this.httpAccess = config.getBoolean(FloeConfig.HTTP_ENABLED) ? HttpAccess.of(config) : null;
     this.catalogs = config.catalogs();
+    FileCaches.configure(config.getLong(FloeConfig.CACHE_BYTES));
     this.partitions = config.getInt(FloeConfig.TOPIC_PARTITIONS);
     this.executor =
         new RefreshExecutor(

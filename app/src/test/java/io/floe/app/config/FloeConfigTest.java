@@ -41,6 +41,38 @@ class FloeConfigTest {
   }
 
   @Test
+  void shouldBuildEveryCatalogWithIcebergsManifestCacheSharingTheCacheBytes() {
+    // Given two catalogs, one of which sizes its manifest cache itself
+    Properties p = minimal();
+    p.setProperty("floe.cache.bytes", "100000000");
+    p.setProperty("floe.catalog.other.type", "jdbc");
+    p.setProperty("floe.catalog.other.io.manifest.cache.max-total-bytes", "1000");
+
+    // When their Iceberg properties are built
+    CatalogConfig catalogs = FloeConfig.of(p, null).catalogs();
+
+    // Then each has the cache on, with a share of half the bytes unless it set its own
+    assertThat(catalogs.icebergProperties("lake"))
+        .containsEntry("io.manifest.cache-enabled", "true")
+        .containsEntry("io.manifest.cache.max-total-bytes", "25000000")
+        .containsEntry("io.manifest.cache.expiration-interval-ms", "0")
+        .containsEntry("uri", "jdbc:sqlite:/tmp/c.db");
+    assertThat(catalogs.icebergProperties("other"))
+        .containsEntry("io.manifest.cache-enabled", "true")
+        .containsEntry("io.manifest.cache.max-total-bytes", "1000");
+  }
+
+  @Test
+  void shouldLeaveIcebergsManifestCacheOffWhenTheCacheBytesAreZero() {
+    Properties p = minimal();
+    p.setProperty("floe.cache.bytes", "0");
+
+    CatalogConfig catalogs = FloeConfig.of(p, null).catalogs();
+
+    assertThat(catalogs.icebergProperties("lake")).doesNotContainKey("io.manifest.cache-enabled");
+  }
+
+  @Test
   void shouldBoundTheMemoryOfAllRocksDbStoresByDefault() {
     Properties streams = FloeConfig.of(minimal(), null).streamsProperties();
 

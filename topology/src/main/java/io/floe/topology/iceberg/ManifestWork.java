@@ -21,6 +21,11 @@ import org.apache.iceberg.util.ThreadPools;
  * commit waited at least 10 ms for each of its steps that touch manifests. Floe's tables mostly
  * have few manifests (Iceberg merges them at 100 by default), and a refresh plans and commits
  * several times.
+ *
+ * <p>On a remote store ({@link StorageKind}) a manifest read is a request of tens of milliseconds,
+ * which one thread would make one after the other: there every scan and commit reads its manifests
+ * on {@link StorageKind#remoteReads()}, a pool sized for the requests' latency, however few they
+ * are.
  */
 public final class ManifestWork {
 
@@ -50,23 +55,31 @@ public final class ManifestWork {
   }
 
   /**
-   * The scan, planned in Iceberg's worker pool when the snapshot it reads has many manifests;
-   * otherwise as Iceberg plans by default (on the calling thread in Floe's processes).
+   * The scan, planned on the pool of remote reads when the table is on a remote store; else in
+   * Iceberg's worker pool when the snapshot it reads has many manifests; otherwise as Iceberg plans
+   * by default (on the calling thread in Floe's processes).
    *
    * @param snapshot the snapshot the scan reads, or null for none
    */
   public static <S extends Scan<S, ?, ?>> S scan(S scan, Table table, Snapshot snapshot) {
+    if (StorageKind.of(table).isRemote()) {
+      return scan.planWith(StorageKind.remoteReads());
+    }
     // Iceberg takes an executor as a scan's own only when it is not its worker pool itself.
     return isLarge(table, snapshot) ? scan.planWith(WORKER_POOL) : scan;
   }
 
   /**
-   * The commit, reading and writing its manifests on the calling thread unless the snapshot it
-   * builds on has many.
+   * The commit, reading its manifests on the pool of remote reads when the table is on a remote
+   * store; else reading and writing them on the calling thread unless the snapshot it builds on has
+   * many.
    *
    * @param base the snapshot the commit builds on (the table's current one), or null for none
    */
   public static <U extends SnapshotUpdate<U>> U commit(U update, Table table, Snapshot base) {
+    if (StorageKind.of(table).isRemote()) {
+      return update.scanManifestsWith(StorageKind.remoteReads());
+    }
     return isLarge(table, base)
         ? update
         : update.scanManifestsWith(CALLING_THREAD).writeManifestsWith(CALLING_THREAD, 1);
@@ -87,6 +100,14 @@ public final class ManifestWork {
    * An executor service that hands each task to an executor: the calling thread, before {@code
    * execute} returns, or Iceberg's worker pool. Shutting it down does nothing.
    */
+  /**
+   * An executor service over {@code executor} that Iceberg's planning can take; it never shuts
+   * down.
+   */
+  static ExecutorService forwardingTo(Executor executor) {
+    return new Forwarding(executor);
+  }
+
   private static final class Forwarding extends AbstractExecutorService {
     private final Executor executor;
 

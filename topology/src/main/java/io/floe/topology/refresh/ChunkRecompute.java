@@ -2,6 +2,7 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.iceberg.RequestStage;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.ViewPlan;
@@ -57,6 +58,12 @@ final class ChunkRecompute {
   private final BucketColumnType bucketType;
   private final Executor scanThreads;
 
+  /**
+   * Where the source's files are: on a remote store the chunk's files are read by more workers than
+   * cores, on the pool of remote reads, each mostly waiting for its requests.
+   */
+  private final StorageKind sourceStorage;
+
   /** Workers of one recompute at most: its files are split across them. */
   private static final int SCAN_PARALLELISM = Runtime.getRuntime().availableProcessors();
 
@@ -79,6 +86,7 @@ final class ChunkRecompute {
     this.target = target;
     this.bucketType = plan.bucketing().columnType();
     this.scanThreads = scanThreads;
+    this.sourceStorage = StorageKind.of(source);
   }
 
   /**
@@ -98,7 +106,8 @@ final class ChunkRecompute {
       Long deltaBase,
       String operationId,
       boolean last) {
-    target.refresh();
+    // The target as loaded, or as the previous chunk's commit left it: no second read. Another
+    // writer's commit since fails this chunk's guarded commit, and the refresh plans again.
     Snapshot startingTarget = target.currentSnapshot();
 
     // 1. Recompute the chunk's buckets from the pinned source snapshot.
@@ -120,8 +129,8 @@ final class ChunkRecompute {
                   chunk.nullBucket(),
                   sourceFilter,
                   ViewScan.nameMapping(source)),
-              scanThreads,
-              SCAN_PARALLELISM);
+              sourceStorage.isRemote() ? StorageKind.remoteReads() : scanThreads,
+              sourceStorage.scanParallelism());
     }
     ViewScan.Stats stats = recomputed.stats();
     List<Object[]> rows = recomputed.rows();

@@ -94,7 +94,8 @@ final class GuardedCommit {
         LOG.warn("Commit state of {} was unknown and it is not in the table; retrying", chunkId, e);
       }
     }
-    target.refresh();
+    // No refresh: the table's operations know their own commit (a REST catalog returns the new
+    // metadata; a metastore catalog reads the file it just wrote, at the next look).
     Snapshot committed = find(target, chunkId);
     if (committed == null) {
       throw new IllegalStateException("Committed " + chunkId + " but cannot find its snapshot");

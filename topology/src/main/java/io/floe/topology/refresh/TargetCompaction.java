@@ -163,7 +163,8 @@ final class TargetCompaction {
 
   private static RefreshOutcome.Compaction compact(
       Table target, CompiledView view, BucketRangeSet hot, String refreshId, long started) {
-    target.refresh();
+    // The target as the refresh left it, just committed or planned from: its own, so not read
+    // again; the compaction's guarded commit catches any other writer.
     Map<String, String> properties = target.properties();
     if (!PropertyUtil.propertyAsBoolean(properties, ENABLED, true)) {
       return null;
@@ -420,7 +421,6 @@ final class TargetCompaction {
     added.forEach(rewrite::addFile);
     summary.forEach(rewrite::set);
     rewrite.commit();
-    target.refresh();
     long bytesWritten = added.stream().mapToLong(ContentFile::fileSizeInBytes).sum();
     return new RefreshOutcome.Compaction(
         target.currentSnapshot().snapshotId(),

@@ -75,7 +75,6 @@ final class TargetMaintenance {
           .expireOlderThan(nowMillis - maxAge)
           .retainLast(Math.max(1, minToKeep))
           .commit();
-      target.refresh();
       int expired = count - countOf(target.snapshots());
       LOG.info("Expired {} snapshots of target {}", expired, target.name());
       return expired;

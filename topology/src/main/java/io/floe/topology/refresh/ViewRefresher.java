@@ -175,7 +175,13 @@ public final class ViewRefresher {
     }
     BucketedView buckets = BucketedView.of(view);
     for (int attempt = 1; ; attempt++) {
-      target.refresh();
+      if (attempt > 1) {
+        // Another commit moved the bookmark: plan from the table as it is now. The first attempt
+        // plans from the table as just loaded; every later step of the refresh reads the target as
+        // its own last commit left it (Floe is the target's only writer, and each commit's guard
+        // catches any other).
+        target.refresh();
+      }
       Bookmark bookmark = Bookmark.of(target);
       RefreshRequest request = requested.withId(readId(requested.id(), bookmark, reads));
       Outcomes outcomes = new Outcomes(request, source, pinned, bound.plan(), target);

@@ -1,6 +1,7 @@
 package io.floe.topology.refresh.eval;
 
 import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.refresh.eval.Vectors.DoubleVector;
 import io.floe.topology.refresh.eval.Vectors.LongVector;
 import io.floe.topology.refresh.eval.Vectors.Vector;
@@ -15,6 +16,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.RangeReadable;
 import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -29,6 +31,7 @@ import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.filter2.predicate.FilterPredicate;
 import org.apache.parquet.filter2.predicate.Operators;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
@@ -82,56 +85,54 @@ final class ParquetBatches {
   /** Reads the task into {@code sink}, or returns null when the file needs the generic reader. */
   static Read read(ScanColumns columns, FileScanTask task, BatchSink sink) {
     org.apache.iceberg.io.InputFile input = columns.io().newInputFile(task.file());
-    try (ParquetFileReader reader = open(parquetFile(input), columns)) {
-      MessageType fileSchema = columns.withIds(reader.getFileMetaData().getSchema());
-      List<Types.NestedField> fields = columns.projection().columns();
-      List<org.apache.parquet.schema.Type> requestedFields = new ArrayList<>();
-      ValueConverter[] converters = new ValueConverter[fields.size()];
-      for (int c = 0; c < fields.size(); c++) {
-        org.apache.parquet.schema.Type fileField = fieldById(fileSchema, fields.get(c).fieldId());
-        Vector vector = sink.vectors()[columns.positions()[c]];
-        ValueConverter converter =
-            fileField == null ? null : converter(fields.get(c).type(), fileField, vector);
-        if (converter == null) {
-          return null;
-        }
-        requestedFields.add(fileField);
-        converters[c] = converter;
+    org.apache.parquet.io.InputFile file = parquetFile(input);
+    ParquetMetadata footer = footer(input, file, task);
+    MessageType fileSchema = columns.withIds(footer.getFileMetaData().getSchema());
+    List<Types.NestedField> fields = columns.projection().columns();
+    List<org.apache.parquet.schema.Type> requestedFields = new ArrayList<>();
+    ValueConverter[] converters = new ValueConverter[fields.size()];
+    for (int c = 0; c < fields.size(); c++) {
+      org.apache.parquet.schema.Type fileField = fieldById(fileSchema, fields.get(c).fieldId());
+      Vector vector = sink.vectors()[columns.positions()[c]];
+      ValueConverter converter =
+          fileField == null ? null : converter(fields.get(c).type(), fileField, vector);
+      if (converter == null) {
+        return null;
       }
-      MessageType requested = new MessageType(fileSchema.getName(), requestedFields);
-      reader.setRequestedSchema(requested);
+      requestedFields.add(fileField);
+      converters[c] = converter;
+    }
+    MessageType requested = new MessageType(fileSchema.getName(), requestedFields);
+    ParquetMetricsRowGroupFilter stats =
+        columns.rowGroupFilter() == null
+                || columns.rowGroupFilter().equals(Expressions.alwaysTrue())
+            ? null
+            : new ParquetMetricsRowGroupFilter(columns.projection(), columns.rowGroupFilter());
+    GroupConverter root =
+        new GroupConverter() {
+          @Override
+          public Converter getConverter(int field) {
+            return converters[field];
+          }
 
-      PositionDeleteIndex deleted =
-          task.deletes().isEmpty()
-              ? null
-              : new GenericDeleteFilter(
-                      columns.io(), task, columns.tableSchema(), columns.projection())
-                  .deletedRowPositions();
-      ParquetMetricsRowGroupFilter stats =
-          columns.rowGroupFilter() == null
-                  || columns.rowGroupFilter().equals(Expressions.alwaysTrue())
-              ? null
-              : new ParquetMetricsRowGroupFilter(columns.projection(), columns.rowGroupFilter());
-      GroupConverter root =
-          new GroupConverter() {
-            @Override
-            public Converter getConverter(int field) {
-              return converters[field];
-            }
+          @Override
+          public void start() {}
 
-            @Override
-            public void start() {}
-
-            @Override
-            public void end() {}
-          };
-      List<BlockMetaData> blocks = reader.getRowGroups();
-      long splitStart = task.start();
-      long splitEnd = task.start() + task.length();
-      long position = 0;
-      long rows = 0;
-      int read = 0;
-      int skipped = 0;
+          @Override
+          public void end() {}
+        };
+    List<BlockMetaData> blocks = footer.getBlocks();
+    long splitStart = task.start();
+    long splitEnd = task.start() + task.length();
+    long position = 0;
+    long rows = 0;
+    int read = 0;
+    int skipped = 0;
+    // Opened at the first row group to read: a file whose row groups the footer's statistics rule
+    // out costs no request beyond its (cached) footer.
+    ParquetFileReader reader = null;
+    PositionDeleteIndex deleted = null;
+    try {
       for (int b = 0; b < blocks.size(); b++) {
         BlockMetaData block = blocks.get(b);
         long first = position;
@@ -145,6 +146,16 @@ final class ParquetBatches {
           skipped++;
           continue;
         }
+        if (reader == null) {
+          reader = open(file, footer, columns);
+          reader.setRequestedSchema(requested);
+          deleted =
+              task.deletes().isEmpty()
+                  ? null
+                  : new GenericDeleteFilter(
+                          columns.io(), task, columns.tableSchema(), columns.projection())
+                      .deletedRowPositions();
+        }
         try (PageReadStore filtered = reader.readFilteredRowGroup(b)) {
           if (filtered == null || filtered.getRowCount() == 0) {
             skipped++;
@@ -157,6 +168,89 @@ final class ParquetBatches {
       return new Read(rows, read, skipped);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read " + task.file().location(), e);
+    } finally {
+      closeQuietly(reader);
+    }
+  }
+
+  private static void closeQuietly(ParquetFileReader reader) {
+    if (reader != null) {
+      try {
+        reader.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /**
+   * The file's footer, from {@link FileCaches} when read before: a footer never changes, and on an
+   * object store reading it costs two requests (its length, then itself).
+   */
+  private static ParquetMetadata footer(
+      org.apache.iceberg.io.InputFile input,
+      org.apache.parquet.io.InputFile file,
+      FileScanTask task) {
+    long length = task.file().fileSizeInBytes();
+    try {
+      return FileCaches.footer(
+          task.file().location(),
+          length,
+          () -> {
+            ParquetMetadata fromTail = footerFromTail(input, length);
+            if (fromTail != null) {
+              return fromTail;
+            }
+            try (org.apache.parquet.io.SeekableInputStream stream = file.newStream()) {
+              return ParquetFileReader.readFooter(file, readOptions().build(), stream);
+            }
+          });
+    } catch (UncheckedIOException e) {
+      throw new UncheckedIOException("Cannot read " + task.file().location(), e.getCause());
+    }
+  }
+
+  /** Bytes of a file's end read for its footer in one request: most footers fit. */
+  static final int FOOTER_TAIL_BYTES = 64 * 1024;
+
+  private static final byte[] MAGIC = "PAR1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /**
+   * The footer read with one ranged request of the file's last {@value #FOOTER_TAIL_BYTES} bytes,
+   * where the store's streams can ({@link RangeReadable}, as S3's, GCS's and ADLS's can): Parquet's
+   * own reader reads the footer's length, then the footer, two requests. Null when the stream
+   * cannot, or the footer is larger or encrypted: Parquet's reader then reads it.
+   */
+  private static ParquetMetadata footerFromTail(org.apache.iceberg.io.InputFile input, long length)
+      throws IOException {
+    if (length < 2L * MAGIC.length + 4) {
+      return null;
+    }
+    try (org.apache.iceberg.io.SeekableInputStream stream = input.newStream()) {
+      if (!(stream instanceof RangeReadable ranges)) {
+        return null;
+      }
+      int tailLength = (int) Math.min(length, FOOTER_TAIL_BYTES);
+      byte[] tail = new byte[tailLength];
+      int read = ranges.readTail(tail, 0, tailLength);
+      if (read != tailLength
+          || !java.util.Arrays.equals(
+              tail, tailLength - MAGIC.length, tailLength, MAGIC, 0, MAGIC.length)) {
+        return null;
+      }
+      int footerLength =
+          java.nio.ByteBuffer.wrap(tail, tailLength - 8, 4)
+              .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+              .getInt();
+      int footerStart = tailLength - 8 - footerLength;
+      if (footerLength <= 0 || footerStart < 0) {
+        return null;
+      }
+      // With the read options, as Parquet's reader parses footers (its bound on their size).
+      return new ParquetMetadataConverter(readOptions().build())
+          .readParquetMetadata(
+              new java.io.ByteArrayInputStream(tail, footerStart, footerLength),
+              ParquetMetadataConverter.NO_FILTER);
     }
   }
 
@@ -252,28 +346,28 @@ final class ParquetBatches {
   }
 
   /**
-   * Opens a file with the page filter of the recompute's buckets, reading the footer once: the
-   * filter needs the file's name of the bucket column, which only the footer knows.
+   * Opens a file whose footer is known with the page filter of the recompute's buckets: the filter
+   * needs the file's name of the bucket column, which only the footer knows.
    */
-  private static ParquetFileReader open(org.apache.parquet.io.InputFile file, ScanColumns columns)
+  private static ParquetFileReader open(
+      org.apache.parquet.io.InputFile file, ParquetMetadata footer, ScanColumns columns)
       throws IOException {
+    org.apache.parquet.schema.Type bucketField =
+        fieldById(columns.withIds(footer.getFileMetaData().getSchema()), columns.bucketFieldId());
+    FilterPredicate pages = bucketField == null ? null : pageFilter(bucketField, columns);
+    ParquetReadOptions.Builder options = readOptions();
+    if (pages != null) {
+      // Only the column-index (page) filter: row groups are pruned apart, rows checked exactly.
+      options
+          .withRecordFilter(FilterCompat.get(pages))
+          .useColumnIndexFilter(true)
+          .useStatsFilter(false)
+          .useDictionaryFilter(false)
+          .useBloomFilter(false)
+          .useRecordFilter(false);
+    }
     org.apache.parquet.io.SeekableInputStream stream = file.newStream();
     try {
-      ParquetMetadata footer = ParquetFileReader.readFooter(file, readOptions().build(), stream);
-      org.apache.parquet.schema.Type bucketField =
-          fieldById(columns.withIds(footer.getFileMetaData().getSchema()), columns.bucketFieldId());
-      FilterPredicate pages = bucketField == null ? null : pageFilter(bucketField, columns);
-      ParquetReadOptions.Builder options = readOptions();
-      if (pages != null) {
-        // Only the column-index (page) filter: row groups are pruned apart, rows checked exactly.
-        options
-            .withRecordFilter(FilterCompat.get(pages))
-            .useColumnIndexFilter(true)
-            .useStatsFilter(false)
-            .useDictionaryFilter(false)
-            .useBloomFilter(false)
-            .useRecordFilter(false);
-      }
       return new ParquetFileReader(file, footer, options.build(), stream);
     } catch (IOException | RuntimeException e) {
       try {

@@ -1,0 +1,150 @@
+package io.floe.topology.iceberg;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.encryption.EncryptionManager;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.LocationProvider;
+
+/**
+ * A catalog that counts, per table, the loads ({@code loadTable}) and the refreshes ({@code
+ * Table.refresh()}, and Iceberg's own before each commit) of the tables it hands out: the catalog
+ * round trips a caller makes.
+ */
+public final class CountingCatalog implements Catalog {
+
+  private final Catalog catalog;
+  private final Map<TableIdentifier, AtomicInteger> loads =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<TableIdentifier, AtomicInteger> refreshes =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  public CountingCatalog(Catalog catalog) {
+    this.catalog = catalog;
+  }
+
+  /** Loads of the table so far. */
+  public int loads(TableIdentifier id) {
+    AtomicInteger count = loads.get(id);
+    return count == null ? 0 : count.get();
+  }
+
+  /** Refreshes of the table so far, through the tables this catalog loaded. */
+  public int refreshes(TableIdentifier id) {
+    AtomicInteger count = refreshes.get(id);
+    return count == null ? 0 : count.get();
+  }
+
+  /** Forgets the counts. */
+  public void reset() {
+    loads.clear();
+    refreshes.clear();
+  }
+
+  @Override
+  public Table loadTable(TableIdentifier identifier) {
+    loads.computeIfAbsent(identifier, id -> new AtomicInteger()).incrementAndGet();
+    Table table = catalog.loadTable(identifier);
+    return new BaseTable(
+        new CountingOperations(
+            ((HasTableOperations) table).operations(),
+            refreshes.computeIfAbsent(identifier, id -> new AtomicInteger())),
+        table.name());
+  }
+
+  @Override
+  public List<TableIdentifier> listTables(Namespace namespace) {
+    return catalog.listTables(namespace);
+  }
+
+  @Override
+  public boolean dropTable(TableIdentifier identifier, boolean purge) {
+    return catalog.dropTable(identifier, purge);
+  }
+
+  @Override
+  public void renameTable(TableIdentifier from, TableIdentifier to) {
+    catalog.renameTable(from, to);
+  }
+
+  @Override
+  public TableBuilder buildTable(TableIdentifier identifier, Schema schema) {
+    return catalog.buildTable(identifier, schema);
+  }
+
+  @Override
+  public String name() {
+    return catalog.name();
+  }
+
+  private static final class CountingOperations implements TableOperations {
+    private final TableOperations ops;
+    private final AtomicInteger refreshes;
+
+    CountingOperations(TableOperations ops, AtomicInteger refreshes) {
+      this.ops = ops;
+      this.refreshes = refreshes;
+    }
+
+    @Override
+    public TableMetadata current() {
+      return ops.current();
+    }
+
+    @Override
+    public TableMetadata refresh() {
+      refreshes.incrementAndGet();
+      return ops.refresh();
+    }
+
+    @Override
+    public void commit(TableMetadata base, TableMetadata metadata) {
+      ops.commit(base, metadata);
+    }
+
+    @Override
+    public FileIO io() {
+      return ops.io();
+    }
+
+    @Override
+    public EncryptionManager encryption() {
+      return ops.encryption();
+    }
+
+    @Override
+    public String metadataFileLocation(String fileName) {
+      return ops.metadataFileLocation(fileName);
+    }
+
+    @Override
+    public LocationProvider locationProvider() {
+      return ops.locationProvider();
+    }
+
+    @Override
+    public TableOperations temp(TableMetadata uncommittedMetadata) {
+      return ops.temp(uncommittedMetadata);
+    }
+
+    @Override
+    public long newSnapshotId() {
+      return ops.newSnapshotId();
+    }
+
+    @Override
+    public boolean requireStrictCleanup() {
+      return ops.requireStrictCleanup();
+    }
+  }
+}
