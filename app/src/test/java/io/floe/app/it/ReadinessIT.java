@@ -60,44 +60,47 @@ class ReadinessIT {
 
   @Test
   void shouldNotBeReadyWhileItRestoresTheTasksItTookOver() throws Exception {
-    // Given two instances without standbys, b's restorations held at a gate, both ready
+    // Given two instances without standbys, their restorations held at a gate once it closes,
+    // both ready
     String gateName = "restore-" + dir.getFileName();
     PausingInterceptor.Gate gate = PausingInterceptor.gate(gateName);
-    Map<String, String> noStandbys = Map.of("num.standby.replicas", "0");
-    FloeService a = floe.start("a", noStandbys);
-    FloeService b =
-        floe.start(
-            "b",
-            Map.of(
-                "num.standby.replicas",
-                "0",
-                "restore.consumer.interceptor.classes",
-                PausingInterceptor.class.getName(),
-                "restore.consumer." + PausingInterceptor.GATE_CONFIG,
-                gateName));
+    Map<String, String> settings =
+        Map.of(
+            "num.standby.replicas",
+            "0",
+            "restore.consumer.interceptor.classes",
+            PausingInterceptor.class.getName(),
+            "restore.consumer." + PausingInterceptor.GATE_CONFIG,
+            gateName);
+    FloeService a = floe.start("a", settings);
+    FloeService b = floe.start("b", settings);
     lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
     floe.define(view);
     floe.announce("lake.market.trades");
     floe.awaitOracle(view, trades);
     await().atMost(Duration.ofSeconds(60)).until(() -> isReady(a) && isReady(b));
+    // The one whose stores hold records stops: the other has them to restore.
+    FloeService leaving = holdsRecords(a) ? a : b;
+    FloeService taking = leaving == a ? b : a;
+    assertThat(holdsRecords(leaving)).as("one of them keeps the view's state").isTrue();
 
-    // When a stops and b must rebuild a's stores from their changelogs
+    // When it stops and the other must rebuild its stores from their changelogs
     gate.close();
     try {
-      a.close();
+      leaving.close();
       await().atMost(Duration.ofSeconds(60)).until(gate::isHolding);
 
-      // Then b is not ready while it restores, however long that takes
-      assertThat(readiness(b).statusCode()).isEqualTo(503);
-      assertThat(readiness(b).body()).contains("NOT_READY");
-      assertThat(gate.isHolding()).as("b still restores").isTrue();
+      // Then the other is not ready while it restores, however long that takes
+      assertThat(readiness(taking).statusCode()).isEqualTo(503);
+      assertThat(readiness(taking).body()).contains("NOT_READY");
+      assertThat(gate.isHolding()).as("still restoring").isTrue();
     } finally {
       gate.open();
     }
 
     // And ready once it has restored them, with the view following the source exactly
-    await().atMost(Duration.ofSeconds(60)).until(() -> isReady(b));
-    assertThat(b.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+    await().atMost(Duration.ofSeconds(60)).until(() -> isReady(taking));
+    assertThat(taking.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
     lake.append(trades, List.of(lake.trade("MSFT", "2026-04-08T10:01:01Z", 20.0, 7L, "S")));
     floe.announce("lake.market.trades");
     floe.awaitOracle(view, trades);
@@ -131,6 +134,13 @@ class ReadinessIT {
           .extracting(TransactionDescription::transactionTimeoutMs)
           .containsOnly(5000L);
     }
+  }
+
+  /** Whether any store of the instance's (active) tasks has records in its changelog. */
+  private static boolean holdsRecords(FloeService service) {
+    return service.streams().allLocalStorePartitionLags().values().stream()
+        .flatMap(partitions -> partitions.values().stream())
+        .anyMatch(lag -> lag.endOffsetPosition() > 0);
   }
 
   private static boolean isReady(FloeService service) throws Exception {
