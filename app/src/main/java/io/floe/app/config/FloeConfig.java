@@ -70,6 +70,10 @@ public final class FloeConfig extends AbstractConfig {
   public static final String STATE_MEMORY_BYTES = BoundedRocksDbMemory.BYTES_CONFIG;
   public static final String CACHE_BYTES = FileCaches.BYTES_CONFIG;
 
+  /** The stream threads' producers' transaction timeout, as Kafka Streams names and checks it. */
+  static final String TRANSACTION_TIMEOUT_MS =
+      StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG);
+
   /** Streams settings Floe chooses unless the file sets them. */
   static final Map<String, String> STREAMS_DEFAULTS =
       Map.ofEntries(
@@ -88,6 +92,16 @@ public final class FloeConfig extends AbstractConfig {
           // Where more than one instance runs, each task's stores are kept warm on another one,
           // so a failover resumes from local state instead of replaying the changelogs.
           Map.entry(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1"),
+          // A lost instance's open transaction holds back every read_committed reader of the
+          // partitions it wrote (the dirty buckets' repartition topic: every task's input) until
+          // the broker aborts it, which its transaction coordinator does after this timeout, at
+          // its next check (transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s);
+          // under exactly_once_v2 no other member can fence it. Kafka Streams' 10 s then came on
+          // top of the session timeout. A stream thread's transaction stays open one commit
+          // interval (100 ms) and what one poll's records cost, Floe's catalog and refresh work
+          // being on threads of its own, so 5 s is fifty commit intervals. Under the producer
+          // prefix, the key Kafka Streams checks against commit.interval.ms.
+          Map.entry(TRANSACTION_TIMEOUT_MS, "5000"),
           // One block cache and memtable budget for every store of the process, of
           // floe.state.memory.bytes, instead of RocksDB's per-store defaults, which grow with the
           // partitions.
@@ -440,6 +454,11 @@ public final class FloeConfig extends AbstractConfig {
                 streams.put(key, value);
               }
             });
+    // A file that sets the plain key sets it for every producer, Floe's default included.
+    if (originals().containsKey(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG)
+        && !originals().containsKey(TRANSACTION_TIMEOUT_MS)) {
+      streams.remove(TRANSACTION_TIMEOUT_MS);
+    }
     return streams;
   }
 

@@ -38,10 +38,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
@@ -67,7 +67,10 @@ public final class HttpApi implements AutoCloseable {
   /** Liveness: 200 unless Kafka Streams has failed. */
   public static final String LIVE_PATH = "/health/live";
 
-  /** Readiness: 200 once Kafka Streams has run, and through rebalances after that. */
+  /**
+   * Readiness: 200 while this instance could take on another's load (Kafka Streams running, every
+   * store it keeps caught up), 503 otherwise.
+   */
   public static final String READY_PATH = "/health/ready";
 
   /** Prometheus text format. */
@@ -96,10 +99,10 @@ public final class HttpApi implements AutoCloseable {
   private final HttpAccess access;
   private final ViewIndex views;
   private final Duration maxStaleness;
-  private final AtomicBoolean everRunning = new AtomicBoolean();
   private final Object writes = new Object();
   private volatile KafkaStreams streams;
   private volatile ViewStates states;
+  private volatile long acceptableRecoveryLag;
 
   private HttpApi(
       String host,
@@ -160,17 +163,16 @@ public final class HttpApi implements AutoCloseable {
     return app.port();
   }
 
-  /** Connects the server to the running Kafka Streams instance, reachable at {@code self}. */
-  public void attach(KafkaStreams streams, HostInfo self) {
+  /**
+   * Connects the server to the running Kafka Streams instance, reachable at {@code self}.
+   *
+   * @param acceptableRecoveryLag Kafka Streams' {@code acceptable.recovery.lag}: the most records a
+   *     store may be behind its changelog for this instance to count as ready
+   */
+  public void attach(KafkaStreams streams, HostInfo self, long acceptableRecoveryLag) {
+    this.acceptableRecoveryLag = acceptableRecoveryLag;
     this.streams = streams;
     this.states = new ViewStates(streams, self, access);
-  }
-
-  /** Called on every Kafka Streams state change, for readiness. */
-  public void onState(KafkaStreams.State state) {
-    if (state == KafkaStreams.State.RUNNING) {
-      everRunning.set(true);
-    }
   }
 
   private void routes(io.javalin.config.RoutesConfig routes) {
@@ -261,16 +263,43 @@ public final class HttpApi implements AutoCloseable {
         .json(Map.of("status", failed ? "DOWN" : "UP"));
   }
 
-  /** Ready once Kafka Streams has run, and through its rebalances after that. */
+  /**
+   * Ready while this instance could take on another's load now, which is what a rolling update
+   * waits for before it stops the next instance: Kafka Streams is RUNNING (every active task
+   * restored; not while a rebalance hands tasks out and the stores it took restore) and every store
+   * partition it keeps, standbys included, is within {@code acceptable.recovery.lag} records of its
+   * changelog's end, Kafka Streams' own measure of a copy that can take a task over.
+   */
   private void ready(Context ctx) {
     KafkaStreams s = streams;
     KafkaStreams.State state = s == null ? null : s.state();
-    boolean ready =
-        state != null
-            && everRunning.get()
-            && (state == KafkaStreams.State.RUNNING || state == KafkaStreams.State.REBALANCING);
-    ctx.status(ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE)
-        .json(Map.of("status", ready ? "READY" : "NOT_READY", "streams", String.valueOf(state)));
+    Map<String, Object> body = new TreeMap<>();
+    body.put("streams", String.valueOf(state));
+    boolean ready = false;
+    if (state == KafkaStreams.State.RUNNING) {
+      OptionalLong behind = storePartitionsBehind(s);
+      behind.ifPresent(n -> body.put("storePartitionsBehind", n));
+      ready = behind.isPresent() && behind.getAsLong() == 0;
+    }
+    body.put("status", ready ? "READY" : "NOT_READY");
+    ctx.status(ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE).json(body);
+  }
+
+  /**
+   * How many of this instance's store partitions are further behind their changelogs than {@code
+   * acceptable.recovery.lag}, or empty when the broker did not say where the changelogs end.
+   */
+  private OptionalLong storePartitionsBehind(KafkaStreams s) {
+    try {
+      return OptionalLong.of(
+          s.allLocalStorePartitionLags().values().stream()
+              .flatMap(partitions -> partitions.values().stream())
+              .filter(lag -> lag.offsetLag() > acceptableRecoveryLag)
+              .count());
+    } catch (StreamsException e) {
+      LOG.debug("Cannot tell how far this instance's stores are behind their changelogs", e);
+      return OptionalLong.empty();
+    }
   }
 
   private void listViews(Context ctx) {

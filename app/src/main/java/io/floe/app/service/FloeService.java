@@ -181,9 +181,6 @@ public final class FloeService implements AutoCloseable {
     streams.setStateListener(
         (now, before) -> {
           LOG.info("Kafka Streams {} -> {}", before, now);
-          if (http != null) {
-            http.onState(now);
-          }
           if (now == KafkaStreams.State.RUNNING) {
             startup
                 .running()
@@ -201,7 +198,9 @@ public final class FloeService implements AutoCloseable {
       http.attach(
           streams,
           HostInfo.buildFromEndpoint(
-              streamsProperties.getProperty(StreamsConfig.APPLICATION_SERVER_CONFIG)));
+              streamsProperties.getProperty(StreamsConfig.APPLICATION_SERVER_CONFIG)),
+          new StreamsConfig(streamsProperties)
+              .getLong(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG));
     }
     streams.start();
     startup.streamsStarted("Kafka Streams start");

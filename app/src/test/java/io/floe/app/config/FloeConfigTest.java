@@ -91,6 +91,30 @@ class FloeConfigTest {
   }
 
   @Test
+  void shouldBoundALostInstancesOpenTransactionToFiveSecondsByDefault() {
+    Properties streams = FloeConfig.of(minimal(), null).streamsProperties();
+
+    // The prefixed key: Kafka Streams checks it against commit.interval.ms.
+    assertThat(streams.getProperty("producer.transaction.timeout.ms")).isEqualTo("5000");
+  }
+
+  @Test
+  void shouldLetTheFileSetTheTransactionTimeoutUnderEitherKey() {
+    Properties plain = minimal();
+    plain.setProperty("transaction.timeout.ms", "20000");
+    Properties prefixed = minimal();
+    prefixed.setProperty("producer.transaction.timeout.ms", "30000");
+
+    Properties fromPlain = FloeConfig.of(plain, null).streamsProperties();
+    Properties fromPrefixed = FloeConfig.of(prefixed, null).streamsProperties();
+
+    // A prefixed default would win over the file's plain key in Kafka Streams.
+    assertThat(fromPlain.getProperty("transaction.timeout.ms")).isEqualTo("20000");
+    assertThat(fromPlain).doesNotContainKey("producer.transaction.timeout.ms");
+    assertThat(fromPrefixed.getProperty("producer.transaction.timeout.ms")).isEqualTo("30000");
+  }
+
+  @Test
   void shouldLetTheFileOverrideTheMembershipDefaults() {
     Properties p = minimal();
     p.setProperty("session.timeout.ms", "45000");

@@ -145,10 +145,10 @@ final class FloeHarness implements AutoCloseable {
     p.setProperty("application.id", prefix + "-floe");
     p.setProperty("state.dir", dir.resolve("state-" + instance).toString());
     p.setProperty("commit.interval.ms", "100");
-    // A crashed instance must not hold its partitions or an open transaction for long.
+    // A crashed instance must not hold its partitions for long (its open transaction: Floe's
+    // default transaction timeout, 5 s).
     p.setProperty("session.timeout.ms", "6000");
     p.setProperty("heartbeat.interval.ms", "1500");
-    p.setProperty("producer.transaction.timeout.ms", "10000");
     p.setProperty(FloeConfig.TOPIC_COMMITS, topic("commits"));
     p.setProperty(FloeConfig.TOPIC_SNAPSHOTS, topic("snapshots"));
     p.setProperty(FloeConfig.TOPIC_REFRESHES, topic("refreshes"));
