@@ -102,6 +102,15 @@ public final class Secrets {
 
   private static final Pattern URI_USER_INFO =
       Pattern.compile("([A-Za-z][A-Za-z0-9+.\\-]*://)[^/?#\\s]*@");
+
+  /**
+   * A user and password before a host without the URI around them, as a driver that cannot parse a
+   * URI's user-info puts them in an error ({@code UnknownHostException: floe:pw@db}).
+   */
+  private static final Pattern BARE_USER_INFO =
+      Pattern.compile(
+          "(^|[\\s(\\[{,;'\"=])([^\\s/@:'\"()\\[\\]{},;=]+):[^\\s/'\"]*@(?=[A-Za-z0-9\\[])");
+
   private static final Pattern SECRET_PARAMETER =
       Pattern.compile(
           "(?i)([?&;]\\s*(?:password|passwd|pwd|secret|token|sig|signature|credential"
@@ -152,14 +161,15 @@ public final class Secrets {
   }
 
   /**
-   * Free text (a value, an error message) with the user-info of every URI in it and secret-looking
-   * query parameters masked.
+   * Free text (a value, an error message) with the user-info of every URI in it, the password of a
+   * bare {@code user:password@host}, and secret-looking query parameters masked.
    */
   public static String text(String text) {
     if (text == null) {
       return null;
     }
     String masked = URI_USER_INFO.matcher(text).replaceAll("$1" + MASK + "@");
+    masked = BARE_USER_INFO.matcher(masked).replaceAll("$1$2:" + MASK + "@");
     return SECRET_PARAMETER.matcher(masked).replaceAll("$1" + MASK);
   }
 

@@ -109,6 +109,20 @@ class SecretsTest {
   }
 
   @Test
+  void shouldMaskThePasswordOfAUserBeforeAHostOutsideAUri() {
+    // PostgreSQL's driver takes a URI's user-info for its host name and reports it so
+    assertThat(Secrets.text("java.net.UnknownHostException: floe:s3cr3t@127.0.0.1"))
+        .isEqualTo("java.net.UnknownHostException: floe:********@127.0.0.1");
+    assertThat(Secrets.text("host (floe:p@ss@db.example:5432)"))
+        .isEqualTo("host (floe:********@db.example:5432)");
+    assertThat(
+            Secrets.text("at org.postgresql.Driver.connect(Driver.java:305) for alice@example.com"))
+        .isEqualTo("at org.postgresql.Driver.connect(Driver.java:305) for alice@example.com");
+    assertThat(Secrets.text("jdbc:postgresql://********@db/lake"))
+        .isEqualTo("jdbc:postgresql://********@db/lake");
+  }
+
+  @Test
   void shouldMaskSecretQueryParameters() {
     assertThat(Secrets.text("jdbc:postgresql://db/catalog?user=floe&password=hunter2&ssl=true"))
         .isEqualTo("jdbc:postgresql://db/catalog?user=floe&password=********&ssl=true");

@@ -171,7 +171,7 @@ class SecretsInLogIT {
         .contains("View from_rest in the views file is invalid")
         .contains("View from_pg in the views file is invalid")
         .contains("DELETE /api/views/to_pg failed")
-        .contains("No suitable driver found for jdbc:postgresql://********@127.0.0.1:1/lake");
+        .contains("Failed to connect: jdbc:postgresql://********@127.0.0.1:1/lake");
     for (Map.Entry<String, String> secret : secrets.entrySet()) {
       assertThat(log).as(secret.getKey()).doesNotContain(secret.getValue());
     }
