@@ -61,56 +61,6 @@ public record RefreshOutcome(
     Compaction compaction,
     RequestCounts requests) {
 
-  /** An outcome whose requests are not counted yet ({@link #withRequests}). */
-  public RefreshOutcome(
-      Status status,
-      Mode mode,
-      String reason,
-      DirtyBuckets recomputed,
-      BucketColumnType bucketType,
-      String refreshId,
-      long sourceSnapshotId,
-      long sourceSequenceNumber,
-      Long targetSnapshotId,
-      long sourceCommitMillis,
-      Long targetCommitMillis,
-      long rowsRead,
-      long bytesRead,
-      long rowsWritten,
-      long rowsRemoved,
-      int filesAdded,
-      int filesRemoved,
-      int chunks,
-      String sourceTableUuid,
-      String targetTableUuid,
-      String targetMetadataLocation,
-      Compaction compaction) {
-    this(
-        status,
-        mode,
-        reason,
-        recomputed,
-        bucketType,
-        refreshId,
-        sourceSnapshotId,
-        sourceSequenceNumber,
-        targetSnapshotId,
-        sourceCommitMillis,
-        targetCommitMillis,
-        rowsRead,
-        bytesRead,
-        rowsWritten,
-        rowsRemoved,
-        filesAdded,
-        filesRemoved,
-        chunks,
-        sourceTableUuid,
-        targetTableUuid,
-        targetMetadataLocation,
-        compaction,
-        RequestCounts.NONE);
-  }
-
   /**
    * What a compaction of the target did ({@link TargetCompaction}).
    *

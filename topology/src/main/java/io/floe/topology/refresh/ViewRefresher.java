@@ -4,6 +4,7 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
+import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.refresh.eval.CompiledQuery;
@@ -372,7 +373,8 @@ public final class ViewRefresher {
           source.uuid().toString(),
           target == null ? null : target.uuid().toString(),
           target == null ? null : metadataLocation(target),
-          null);
+          null,
+          RequestCounts.NONE);
     }
 
     /**
@@ -435,7 +437,8 @@ public final class ViewRefresher {
           source.uuid().toString(),
           target.uuid().toString(),
           metadataLocation(target),
-          null);
+          null,
+          RequestCounts.NONE);
     }
 
     private static ChunkId chunkOf(Snapshot snapshot) {
@@ -699,7 +702,8 @@ public final class ViewRefresher {
           source.uuid().toString(),
           target.uuid().toString(),
           metadataLocation(target),
-          null);
+          null,
+          RequestCounts.NONE);
     }
   }
 }
