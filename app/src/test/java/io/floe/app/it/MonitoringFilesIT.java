@@ -180,6 +180,13 @@ class MonitoringFilesIT {
     floe.announce("lake.market.trades");
     floe.awaitOracle(bars, trades);
 
+    // A JVM's pause timer appears with its first collection, which a large idle heap may not have
+    // had yet: ask for one, as any running instance soon has.
+    System.gc();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> names(scrape()).contains("jvm_gc_pause_seconds_sum"));
+
     // Then every metric a rule or a panel names is on its /metrics page
     String page = scrape();
     exported.addAll(names(page));
