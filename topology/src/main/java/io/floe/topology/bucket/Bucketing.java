@@ -415,8 +415,17 @@ public final class Bucketing {
     return high < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
   }
 
+  /**
+   * The bucketing as chunk plans fingerprint it ({@code floe.progress}): the form of {@code
+   * date_trunc} units must not change, or a chunked refresh in progress across an upgrade would no
+   * longer recognise its plan; a stride says its length and origin.
+   */
   @Override
   public String toString() {
-    return granularity.expression(columnType.typeName()) + " in " + zone;
+    String bucket =
+        granularity.isStride()
+            ? granularity.expression("value")
+            : "date_trunc('" + granularity.unit() + "')";
+    return bucket + " in " + zone + " on " + columnType.typeName();
   }
 }

@@ -238,6 +238,25 @@ class BucketingStrideTest {
   }
 
   @Test
+  void shouldDescribeUnitsAsBeforeAndStridesWithTheirOriginForChunkPlanFingerprints() {
+    // Chunk plans fingerprint the bucketing: a unit's description must stay what it was, and two
+    // strides that cut different buckets must differ.
+    assertThat(Bucketing.utc(Granularity.MINUTE, BucketColumnType.TIMESTAMPTZ))
+        .hasToString("date_trunc('minute') in Z on timestamptz");
+    assertThat(bin(Duration.ofMinutes(5), "2024-01-01T00:02:00"))
+        .hasToString(
+            "date_bin(INTERVAL '5' MINUTE, value, TIMESTAMP '2024-01-01 00:02:00') in Z on"
+                + " timestamptz");
+    assertThat(bin(Duration.ofMinutes(5)).toString())
+        .isNotEqualTo(bin(Duration.ofMinutes(5), "2024-01-01T00:02:00").toString())
+        .isNotEqualTo(
+            Bucketing.utc(
+                    Granularity.clockStride(Granularity.Unit.MINUTE, 5),
+                    BucketColumnType.TIMESTAMPTZ)
+                .toString());
+  }
+
+  @Test
   void shouldRefuseStridesOfADateColumn() {
     assertThatThrownBy(
             () -> Bucketing.utc(Granularity.bin(Duration.ofDays(1)), BucketColumnType.DATE))
