@@ -2,6 +2,7 @@ package io.floe.topology.bucket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.math.BigInteger;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -196,6 +197,37 @@ class BucketingPropertiesTest {
     }
 
     assertThat(b.columnType().toInstant(b.floor(c.value()))).isEqualTo(expected);
+  }
+
+  @Property(tries = 3000)
+  void binsStartAWholeNumberOfStridesFromTheirOriginInEveryZone(@ForAll("cases") Case c) {
+    Bucketing b = c.bucketing();
+    if (!b.granularity().isBinned()) {
+      return;
+    }
+    Instant origin =
+        b.granularity().origin().map(o -> o.atZone(b.zone()).toInstant()).orElse(Instant.EPOCH);
+    Instant value = b.columnType().toInstant(c.value());
+    Instant start = b.columnType().toInstant(b.floor(c.value()));
+    if (start.equals(b.columnType().toInstant(Long.MIN_VALUE))) {
+      // The first bucket of the column's range saturates.
+      return;
+    }
+    BigInteger stride = BigInteger.valueOf(b.granularity().seconds()).multiply(NANOS_PER_SECOND);
+    BigInteger sinceOrigin = nanosBetween(origin, start);
+
+    assertThat(sinceOrigin.mod(stride)).isEqualTo(BigInteger.ZERO);
+    assertThat(nanosBetween(start, value))
+        .isBetween(BigInteger.ZERO, stride.subtract(BigInteger.ONE));
+  }
+
+  private static final BigInteger NANOS_PER_SECOND = BigInteger.valueOf(1_000_000_000L);
+
+  private static BigInteger nanosBetween(Instant from, Instant to) {
+    return BigInteger.valueOf(to.getEpochSecond())
+        .subtract(BigInteger.valueOf(from.getEpochSecond()))
+        .multiply(NANOS_PER_SECOND)
+        .add(BigInteger.valueOf(to.getNano() - from.getNano()));
   }
 
   private static long maxOf(BucketColumnType type) {
