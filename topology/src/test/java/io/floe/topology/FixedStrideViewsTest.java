@@ -161,6 +161,43 @@ class FixedStrideViewsTest {
   }
 
   @Test
+  void shouldReadADateBinOriginInTheViewsZoneAndBinOnAbsoluteTime() {
+    // Given trades on both sides of Paris's spring DST change (01:00 UTC on 2026-03-29)
+    long snapshot =
+        lake.append(
+            trades,
+            List.of(
+                lake.trade("AAPL", "2026-03-28T22:59:59Z", 10.0, 1L, "B"),
+                lake.trade("AAPL", "2026-03-28T23:00:00Z", 11.0, 2L, "B"),
+                lake.trade("AAPL", "2026-03-29T04:59:59Z", 12.0, 3L, "S"),
+                lake.trade("AAPL", "2026-03-29T05:00:00Z", 13.0, 4L, "S"),
+                lake.trade("MSFT", "2026-07-01T06:00:00Z", 99.0, 5L, "B")));
+    String paris =
+        """
+        SELECT symbol, date_bin(INTERVAL '6' HOUR, ts, TIMESTAMP '2024-01-01 00:00:00') AS bin_ts,
+               sum(quantity) AS volume, count(*) AS trade_count
+        FROM lake.market.trades
+        GROUP BY 1, 2
+        """;
+    floe.define(
+        new ViewDefinition(
+            "bins_6h_paris",
+            paris,
+            TableName.parse("lake.analytics.bins_6h_paris"),
+            List.of(),
+            java.time.ZoneId.of("Europe/Paris"),
+            null));
+
+    // When it is refreshed
+    floe.idle(Duration.ofSeconds(1));
+
+    // Then it equals the UTC query from the same instant, midnight CET being 23:00 UTC, in summer
+    // as in winter: 6-hour bins of absolute time
+    String utc = paris.replace("2024-01-01 00:00:00", "2023-12-31 23:00:00");
+    OracleAssertions.assertMatches(floe.target("bins_6h_paris"), trades, snapshot, utc);
+  }
+
+  @Test
   void shouldPartitionFiveMinuteBarsByDayUnlessTheViewAsksForHours() {
     // Given trades and two 5-minute views, one with the default layout, one partitioned by hour
     long snapshot =
