@@ -146,11 +146,12 @@ final class ValidateCommand implements Callable<Integer> {
         out.println("  source       " + query.source());
         out.println("  target       " + view.target());
         out.println(
-            "  bucket       date_trunc('"
-                + query.granularity().unit()
-                + "', "
-                + (result.plan() != null ? result.plan().bucketColumn() : query.bucketColumn())
-                + ") AS "
+            "  bucket       "
+                + query
+                    .granularity()
+                    .expression(
+                        result.plan() != null ? result.plan().bucketColumn() : query.bucketColumn())
+                + " AS "
                 + query.bucketOutput()
                 + " in "
                 + view.zone().getId());

@@ -163,6 +163,42 @@ class ValidateCommandTest {
   }
 
   @Test
+  void shouldPrintAStrideAsTheQueryWritesIt() throws Exception {
+    // Given a view of 5-minute bars and one of the n-minute idiom with a divisor of 7
+    Path file =
+        views(
+            """
+            views:
+              - name: bars_5m
+                query: |
+                  SELECT symbol, date_bin(INTERVAL '5' MINUTE, ts) AS bar_ts, count(*) AS n
+                  FROM lake.market.trades GROUP BY 1, 2
+                target: lake.analytics.bars_5m
+              - name: bars_7m
+                query: |
+                  SELECT date_trunc('hour', ts) + (minute(ts) / 7) * INTERVAL '7' MINUTE AS bar,
+                         count(*) AS n
+                  FROM lake.market.trades GROUP BY 1
+                target: lake.analytics.bars_7m
+            """);
+
+    // When
+    Run text = run("validate", "--config", config.toString(), file.toString());
+    Run json = run("validate", "--json", "--config", config.toString(), file.toString());
+
+    // Then the stride is shown, and the divisor rejected with its reason and position
+    assertThat(text.exitCode()).isEqualTo(1);
+    assertThat(text.out())
+        .contains("bars_5m: valid")
+        .contains("bucket       date_bin(INTERVAL '5' MINUTE, ts) AS bar_ts in UTC")
+        .contains("bars_7m: INVALID")
+        .contains("line 1, column 47")
+        .contains("7 does not divide the hour (60 minutes)");
+    assertThat(new ObjectMapper().readTree(json.out()).get(0).get("granularity").asText())
+        .isEqualTo("5 minutes");
+  }
+
+  @Test
   void shouldExitOneAndNameTheUnknownColumn() throws Exception {
     Path file =
         views(

@@ -59,10 +59,11 @@ import org.duckdb.DuckDBConnection;
  * DuckDB's words: {@code count_if} as {@code count(*) FILTER (WHERE ...)}, {@code min_by} and
  * {@code max_by} as {@code arg_min_null} and {@code arg_max_null} (which keep a null value), a
  * timestamp literal of nanoseconds as {@code TIMESTAMP_NS}, {@code date_trunc} of a date cast back
- * to a date. DuckDB's {@code greatest} and {@code least} skip nulls (Trino's are null), and it
- * rounds a {@code TIMESTAMP_NS} to microseconds before adding an interval: views the oracle checks
- * avoid both. Callers keep {@code min_by}/{@code max_by} keys unique, where DuckDB's tie-breaking
- * is arbitrary.
+ * to a date, {@code date_bin} as {@code time_bucket} from the Unix epoch (or the query's origin),
+ * and {@code minute(ts) / N} of Trino's n-minute idiom as the integer division {@code //}. DuckDB's
+ * {@code greatest} and {@code least} skip nulls (Trino's are null), and it rounds a {@code
+ * TIMESTAMP_NS} to microseconds before adding an interval: views the oracle checks avoid both.
+ * Callers keep {@code min_by}/{@code max_by} keys unique, where DuckDB's tie-breaking is arbitrary.
  *
  * <p>The oracle shares no code with Floe, its SQL front end included: callers say under which name
  * the view query reads its source ({@code sourceName}, as the query spells it), and the query runs
@@ -501,18 +502,52 @@ public final class Oracle {
                 "(?i)\\b(date_trunc\\s*\\(\\s*'[^']*'\\s*,\\s*" + column + "\\s*\\))",
                 "CAST($1 AS DATE)");
       }
+      if (field.type().typeId() == Type.TypeID.TIMESTAMP) {
+        String column = "\"?" + Pattern.quote(field.name()) + "\"?";
+        sql = dateBinAsTimeBucket(sql, column, "\"" + field.name() + "\"");
+      }
       if (field.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
         String column = "\"?" + Pattern.quote(field.name()) + "\"?";
         String nanos = "epoch_ns(\"" + field.name() + "\")";
         String flooredMicros =
             "make_timestamp((" + nanos + " - (" + nanos + " % 1000 + 1000) % 1000) // 1000)";
+        sql = dateBinAsTimeBucket(sql, column, flooredMicros);
         sql =
             sql.replaceAll(
                 "(?i)\\bdate_trunc\\s*\\(\\s*('[^']*')\\s*,\\s*" + column + "\\s*\\)",
                 "date_trunc($1, " + Matcher.quoteReplacement(flooredMicros) + ")");
+        sql =
+            sql.replaceAll(
+                "(?i)\\b(minute|hour)\\s*\\(\\s*" + column + "\\s*\\)",
+                "$1(" + Matcher.quoteReplacement(flooredMicros) + ")");
       }
     }
     return sql;
+  }
+
+  /**
+   * {@code date_bin(stride, column[, origin])} as DuckDB's {@code time_bucket(stride, value,
+   * origin)}, with the Unix epoch for a missing origin (DuckDB's own default origin is 2000-01-03).
+   * Timestamps are UTC wall-clock values in the oracle's table, so the origin is one too.
+   */
+  private static String dateBinAsTimeBucket(String sql, String column, String value) {
+    Matcher m =
+        Pattern.compile(
+                "(?i)\\bdate_bin\\s*\\(\\s*(INTERVAL\\s*'[^']*'\\s*[A-Za-z]+(?:\\s+TO\\s+[A-Za-z]+)?)"
+                    + "\\s*,\\s*"
+                    + column
+                    + "\\s*(?:,\\s*(TIMESTAMP\\s*'[^']*')\\s*)?\\)")
+            .matcher(sql);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String origin = m.group(2) == null ? "TIMESTAMP '1970-01-01 00:00:00'" : m.group(2);
+      m.appendReplacement(
+          out,
+          Matcher.quoteReplacement(
+              "time_bucket(" + m.group(1) + ", " + value + ", CAST(" + origin + " AS TIMESTAMP))"));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   /**
@@ -529,6 +564,12 @@ public final class Oracle {
             "TIMESTAMP_NS '$1'");
     // DuckDB's count_if is NULL over rows whose condition is never non-null, Trino's is 0: the
     // count of rows where the condition is true, which FILTER says in both.
+    // Trino's minute(ts) / 15 divides integers (Trino's n-minute idiom); DuckDB's / is a division
+    // of doubles, its // one of integers.
+    sql =
+        sql.replaceAll(
+            "(?i)\\b(minute|hour)\\s*\\(\\s*(\"?[A-Za-z_][A-Za-z0-9_]*\"?)\\s*\\)\\s*/\\s*(\\d+)",
+            "$1($2) // $3");
     sql = sql.replaceAll("(?i)\\bcount_if\\s*\\(", "count(*) FILTER (WHERE ");
     // DuckDB's min_by and max_by skip rows whose value is null, Trino's return it when its key is
     // the smallest (largest): the _null variants do.

@@ -18,7 +18,14 @@ import java.util.Objects;
  * Minute and hour buckets are fixed durations aligned to the local clock under the offset in force;
  * a change of offset (a DST transition) always starts a new bucket, so that in zones whose offset
  * moves by half an hour every value still lies in exactly one bucket. In whole-hour DST zones this
- * agrees with Trino, which keeps the two repeated local hours of an autumn night apart.
+ * agrees with Trino, which keeps the two repeated local hours of an autumn night apart. The strides
+ * of Trino's n-minute idiom ({@link Granularity#clockStride}) are cut the same way, N minutes (or
+ * hours) of the local clock.
+ *
+ * <p>{@code date_bin} strides ({@link Granularity#bin}) work on absolute time, as PostgreSQL's
+ * {@code date_bin} on {@code timestamptz} does: every bucket lasts exactly the stride and the
+ * boundaries lie a whole number of strides from the origin, before it as after it. The zone only
+ * says which instant an origin literal names; without an origin it is the Unix epoch.
  *
  * <p>{@code date} columns are calendar days with no zone: the zone does not apply to them, and
  * minute and hour buckets are refused.
@@ -46,16 +53,41 @@ public final class Bucketing {
   private final BucketColumnType columnType;
   private final ZoneId zone;
   private final ZoneRules rules;
-  // Set when the zone never changes offset: pure arithmetic, no zone rules on the hot path.
-  private final Long fixedOffsetSeconds;
+  // Set when buckets follow one offset throughout, in stored units: a zone that never changes
+  // offset, or a date_bin stride (minus its origin). Pure arithmetic, no zone rules on the hot
+  // path.
+  private final Long fixedOffset;
+  // The length of a fixed-length bucket in stored units; 0 for calendar and date buckets.
+  private final long stride;
 
   private Bucketing(Granularity granularity, BucketColumnType columnType, ZoneId zone) {
     this.granularity = Objects.requireNonNull(granularity, "granularity");
     this.columnType = Objects.requireNonNull(columnType, "columnType");
     this.zone = Objects.requireNonNull(zone, "zone");
     this.rules = zone.getRules();
-    this.fixedOffsetSeconds =
-        rules.isFixedOffset() ? (long) rules.getOffset(Instant.EPOCH).getTotalSeconds() : null;
+    this.stride =
+        granularity.isTimeOfDay() ? granularity.seconds() * columnType.unitsPerSecond() : 0;
+    if (granularity.isBinned()) {
+      this.fixedOffset = -originPastBoundary();
+    } else if (rules.isFixedOffset() && !columnType.isDate()) {
+      this.fixedOffset =
+          rules.getOffset(Instant.EPOCH).getTotalSeconds() * columnType.unitsPerSecond();
+    } else {
+      this.fixedOffset = null;
+    }
+  }
+
+  /**
+   * How far a date_bin origin lies past the stride boundary below it, counted from the epoch, in
+   * stored units: computed from the origin's seconds modulo the stride, so that an origin beyond
+   * the column's range (year 1000 in nanoseconds) still aligns the buckets exactly.
+   */
+  private long originPastBoundary() {
+    Instant origin =
+        granularity.origin().map(local -> local.atZone(zone).toInstant()).orElse(Instant.EPOCH);
+    long perSecond = columnType.unitsPerSecond();
+    long seconds = Math.floorMod(origin.getEpochSecond(), granularity.seconds());
+    return seconds * perSecond + origin.getNano() / (1_000_000_000L / perSecond);
   }
 
   private static long mondayJanuaryFirst(int fromYear, int step) {
@@ -75,7 +107,11 @@ public final class Bucketing {
   public static Bucketing of(Granularity granularity, BucketColumnType columnType, ZoneId zone) {
     if (columnType.isDate() && granularity.isTimeOfDay()) {
       throw new IllegalArgumentException(
-          "A date column has no " + granularity.unit() + " buckets: use day or longer");
+          "A date column has no "
+              + (granularity.isStride()
+                  ? "buckets of " + granularity.unit()
+                  : granularity.unit() + " buckets")
+              + ": use day or longer");
     }
     return new Bucketing(granularity, columnType, zone);
   }
@@ -182,9 +218,8 @@ public final class Bucketing {
     if (columnType.isDate() || !granularity.isTimeOfDay()) {
       return calendarIndex(to - 1) - calendarIndex(from) + 1;
     }
-    if (fixedOffsetSeconds != null) {
-      long offset = fixedOffsetSeconds * columnType.unitsPerSecond();
-      return alignedIndex(to - 1, offset) - alignedIndex(from, offset) + 1;
+    if (fixedOffset != null) {
+      return alignedIndex(to - 1, fixedOffset) - alignedIndex(from, fixedOffset) + 1;
     }
     long count = 0;
     long cursor = from;
@@ -219,14 +254,14 @@ public final class Bucketing {
       long last = calendarIndex(Long.MAX_VALUE - 1);
       return n > last - index ? Long.MAX_VALUE : calendarStart(index + n);
     }
-    long unit = granularity.seconds() * columnType.unitsPerSecond();
+    long unit = stride;
     long cursor = from;
     long remaining = n;
     // Piece by piece of one offset: a transition starts a new bucket.
     for (int i = 0; remaining > 0 && cursor != Long.MAX_VALUE; i++) {
       long offset = offsetAt(cursor);
       ZoneOffsetTransition transition =
-          fixedOffsetSeconds != null || i >= MAX_TRANSITIONS
+          fixedOffset != null || i >= MAX_TRANSITIONS
               ? null
               : rules.nextTransition(columnType.toInstant(cursor));
       long pieceEnd =
@@ -237,7 +272,7 @@ public final class Bucketing {
         long firstEnd = saturatedAdd(cursor, unit - pastBoundary(cursor, offset, unit));
         long target = plusUnits(firstEnd, remaining - 1, unit);
         // Past MAX_TRANSITIONS the offset is assumed to hold: an estimate, but still a boundary.
-        return fixedOffsetSeconds != null || transition != null ? target : floor(target);
+        return fixedOffset != null || transition != null ? target : floor(target);
       }
       remaining -= inPiece;
       cursor = pieceEnd;
@@ -269,7 +304,7 @@ public final class Bucketing {
   }
 
   private long calendarIndexOf(LocalDate start) {
-    return switch (granularity) {
+    return switch (granularity.calendarUnit()) {
       case DAY -> start.toEpochDay();
       // 1969-12-29, three days before the epoch, is a Monday.
       case WEEK -> Math.floorDiv(start.toEpochDay() + 3, 7);
@@ -283,7 +318,7 @@ public final class Bucketing {
   /** The start of the calendar bucket of index {@code index}, saturating at the range's end. */
   private long calendarStart(long index) {
     LocalDate start =
-        switch (granularity) {
+        switch (granularity.calendarUnit()) {
           case DAY -> LocalDate.ofEpochDay(index);
           case WEEK -> LocalDate.ofEpochDay(index * 7 - 3);
           case MONTH ->
@@ -306,7 +341,7 @@ public final class Bucketing {
    * floor((value + offset) / unit)} without overflowing.
    */
   private long alignedIndex(long value, long offset) {
-    long unit = granularity.seconds() * columnType.unitsPerSecond();
+    long unit = stride;
     return Math.floorDiv(value, unit)
         + Math.floorDiv(Math.floorMod(value, unit) + Math.floorMod(offset, unit), unit);
   }
@@ -317,19 +352,19 @@ public final class Bucketing {
   }
 
   private long offsetAt(long value) {
-    if (fixedOffsetSeconds != null) {
-      return fixedOffsetSeconds * columnType.unitsPerSecond();
+    if (fixedOffset != null) {
+      return fixedOffset;
     }
     return rules.getOffset(columnType.toInstant(value)).getTotalSeconds()
         * columnType.unitsPerSecond();
   }
 
   private long floorTimeOfDay(long value) {
-    long unit = granularity.seconds() * columnType.unitsPerSecond();
+    long unit = stride;
     long past = pastBoundary(value, offsetAt(value), unit);
     // The aligned start may lie before the smallest long: the first bucket then starts there.
     long aligned = value < Long.MIN_VALUE + past ? Long.MIN_VALUE : value - past;
-    if (fixedOffsetSeconds != null) {
+    if (fixedOffset != null) {
       return aligned;
     }
     // A transition inside the aligned bucket cuts it: the bucket starts at the transition.
@@ -342,10 +377,10 @@ public final class Bucketing {
   }
 
   private long nextTimeOfDay(long bucketStart) {
-    long unit = granularity.seconds() * columnType.unitsPerSecond();
+    long unit = stride;
     long toNext = unit - pastBoundary(bucketStart, offsetAt(bucketStart), unit);
     long alignedNext = saturatedAdd(bucketStart, toNext);
-    if (fixedOffsetSeconds != null) {
+    if (fixedOffset != null) {
       return alignedNext;
     }
     ZoneOffsetTransition following = rules.nextTransition(columnType.toInstant(bucketStart));
@@ -380,8 +415,17 @@ public final class Bucketing {
     return high < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
   }
 
+  /**
+   * The bucketing as chunk plans fingerprint it ({@code floe.progress}): the form of {@code
+   * date_trunc} units must not change, or a chunked refresh in progress across an upgrade would no
+   * longer recognise its plan; a stride says its length and origin.
+   */
   @Override
   public String toString() {
-    return "date_trunc('" + granularity.unit() + "') in " + zone + " on " + columnType.typeName();
+    String bucket =
+        granularity.isStride()
+            ? granularity.expression("value")
+            : "date_trunc('" + granularity.unit() + "')";
+    return bucket + " in " + zone + " on " + columnType.typeName();
   }
 }

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.bucket.Granularity;
 import io.floe.topology.view.TargetPartitionField;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
@@ -17,8 +18,9 @@ import org.apache.iceberg.Table;
  * <ul>
  *   <li>Partitions: {@code target_partitioning} when the view sets it; otherwise a coarser unit of
  *       the bucket column, so that a refresh of the current minute never meets the files of other
- *       days: minute and hour views by day, day views by month, coarser views unpartitioned (a
- *       partition of weeks or months would hold only a few buckets each).
+ *       days: minute and hour views (and strides shorter than a day) by day, day views (and longer
+ *       strides) by month, coarser views unpartitioned (a partition of weeks or months would hold
+ *       only a few buckets each).
  *   <li>Files: a refresh writes the recomputed rows of each contiguous dirty range in files of
  *       their own, apart from the rows it keeps from the files it rewrites (see {@link
  *       TargetWriter}), so that the recently refreshed buckets live in small files that the next
@@ -31,6 +33,8 @@ import org.apache.iceberg.Table;
  */
 final class TargetLayout {
 
+  private static final long SECONDS_PER_DAY = 86_400L;
+
   private TargetLayout() {}
 
   /** The partition fields of the view's target: its own, or the default for its granularity. */
@@ -38,11 +42,16 @@ final class TargetLayout {
     if (!view.targetPartitioning().isEmpty()) {
       return view.targetPartitioning();
     }
-    return switch (plan.granularity()) {
-      case MINUTE, HOUR -> List.of(new TargetPartitionField("day", plan.bucketOutput(), 0));
-      case DAY -> List.of(new TargetPartitionField("month", plan.bucketOutput(), 0));
-      default -> List.of();
-    };
+    Granularity granularity = plan.granularity();
+    // A stride partitions as the unit it is shorter than: 5-minute and 6-hour bars by day, bins
+    // of a day or more by month.
+    if (granularity.isTimeOfDay() && granularity.seconds() < SECONDS_PER_DAY) {
+      return List.of(new TargetPartitionField("day", plan.bucketOutput(), 0));
+    }
+    if (granularity.isTimeOfDay() || granularity.timeUnit() == Granularity.Unit.DAY) {
+      return List.of(new TargetPartitionField("month", plan.bucketOutput(), 0));
+    }
+    return List.of();
   }
 
   /** The partition spec a new target of the view is created with. */

@@ -22,17 +22,20 @@ public enum ViewRule {
   SET_OPERATION("set operations (UNION, INTERSECT, EXCEPT) are not supported"),
   SOURCE_TABLE("the source must be one table named catalog.namespace.table"),
   SELECT_STAR("SELECT * is not supported: list the output columns"),
-  NO_GROUP_BY("a view must GROUP BY a date_trunc bucket"),
+  NO_GROUP_BY("a view must GROUP BY a date_trunc bucket (or a date_bin one)"),
   GROUPING_SETS("GROUPING SETS, ROLLUP and CUBE are not supported"),
-  NO_BUCKET("no date_trunc bucket among the GROUP BY keys"),
-  BUCKET_ONLY_IN_WHERE("date_trunc appears only in WHERE: the bucket must be a GROUP BY key"),
+  NO_BUCKET("no date_trunc or date_bin bucket among the GROUP BY keys"),
+  BUCKET_ONLY_IN_WHERE("the bucket appears only in WHERE: it must be a GROUP BY key"),
   WRAPPED_BUCKET(
-      "date_trunc must not be wrapped in arithmetic or another function: Floe cannot tell the"
-          + " bucket width"),
+      "a bucket must not be wrapped in arithmetic or another function, except in Trino's"
+          + " n-minute idiom: Floe cannot tell the bucket width"),
   MULTIPLE_GRANULARITIES("a view has exactly one granularity and one bucket column"),
   UNSUPPORTED_GRANULARITY("unsupported date_trunc unit"),
-  BUCKET_ARGUMENT("date_trunc must truncate a plain column of the source table"),
-  BUCKET_NOT_SELECTED("the date_trunc bucket must be an output column"),
+  UNSUPPORTED_STRIDE(
+      "a bucket stride must be whole minutes, hours or days (in the n-minute idiom, a divisor of"
+          + " the hour or the day)"),
+  BUCKET_ARGUMENT("a bucket must truncate a plain column of the source table"),
+  BUCKET_NOT_SELECTED("the bucket must be an output column"),
   BUCKET_COLUMN_TYPE("the bucket column must be a date or timestamp"),
   UNALIASED_COLUMN("computed output columns need an alias (expression AS name)"),
   DUPLICATE_COLUMN("output column names must be unique"),

@@ -35,7 +35,7 @@ class BucketingLimitsPropertiesTest {
 
   @Provide
   Arbitrary<Case> cases() {
-    Arbitrary<Granularity> granularity = Arbitraries.of(Granularity.class);
+    Arbitrary<Granularity> granularity = Arbitraries.of(Granularities.ALL);
     Arbitrary<BucketColumnType> type = Arbitraries.of(BucketColumnType.class);
     Arbitrary<ZoneId> zone = Arbitraries.of(ZONES);
     return Combinators.combine(granularity, type, zone)
@@ -49,7 +49,7 @@ class BucketingLimitsPropertiesTest {
   Arbitrary<Case> anywhere() {
     Arbitrary<Case> today =
         Combinators.combine(
-                Arbitraries.of(Granularity.class),
+                Arbitraries.of(Granularities.ALL),
                 Arbitraries.of(BucketColumnType.class),
                 Arbitraries.of(ZONES),
                 Arbitraries.longs().between(1_700_000_000L, 1_900_000_000L))

@@ -2,6 +2,7 @@ package io.floe.topology.bucket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.math.BigInteger;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -43,7 +44,7 @@ class BucketingPropertiesTest {
 
   @Provide
   Arbitrary<Case> cases() {
-    Arbitrary<Granularity> granularity = Arbitraries.of(Granularity.class);
+    Arbitrary<Granularity> granularity = Arbitraries.of(Granularities.ALL);
     Arbitrary<BucketColumnType> type = Arbitraries.of(BucketColumnType.class);
     Arbitrary<ZoneId> zone = Arbitraries.of(ZONES);
     return Combinators.combine(granularity, type, zone)
@@ -147,7 +148,7 @@ class BucketingPropertiesTest {
             ? LocalDate.ofEpochDay(c.value())
             : ZonedDateTime.ofInstant(b.columnType().toInstant(c.value()), zone).toLocalDate();
     LocalDate first =
-        switch (b.granularity()) {
+        switch (b.granularity().timeUnit()) {
           case DAY -> day;
           case WEEK -> day.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
           case MONTH -> day.with(TemporalAdjusters.firstDayOfMonth());
@@ -156,7 +157,7 @@ class BucketingPropertiesTest {
           default -> throw new AssertionError();
         };
     LocalDate following =
-        switch (b.granularity()) {
+        switch (b.granularity().timeUnit()) {
           case DAY -> first.plusDays(1);
           case WEEK -> first.plusDays(7);
           case MONTH -> first.plusMonths(1);
@@ -181,6 +182,7 @@ class BucketingPropertiesTest {
     Bucketing b = c.bucketing();
     String zone = b.zone().getId();
     if (!b.granularity().isTimeOfDay()
+        || b.granularity().isStride()
         || zone.equals("Australia/Lord_Howe")
         || zone.equals("Asia/Kolkata")) {
       return;
@@ -195,6 +197,37 @@ class BucketingPropertiesTest {
     }
 
     assertThat(b.columnType().toInstant(b.floor(c.value()))).isEqualTo(expected);
+  }
+
+  @Property(tries = 3000)
+  void binsStartAWholeNumberOfStridesFromTheirOriginInEveryZone(@ForAll("cases") Case c) {
+    Bucketing b = c.bucketing();
+    if (!b.granularity().isBinned()) {
+      return;
+    }
+    Instant origin =
+        b.granularity().origin().map(o -> o.atZone(b.zone()).toInstant()).orElse(Instant.EPOCH);
+    Instant value = b.columnType().toInstant(c.value());
+    Instant start = b.columnType().toInstant(b.floor(c.value()));
+    if (start.equals(b.columnType().toInstant(Long.MIN_VALUE))) {
+      // The first bucket of the column's range saturates.
+      return;
+    }
+    BigInteger stride = BigInteger.valueOf(b.granularity().seconds()).multiply(NANOS_PER_SECOND);
+    BigInteger sinceOrigin = nanosBetween(origin, start);
+
+    assertThat(sinceOrigin.mod(stride)).isEqualTo(BigInteger.ZERO);
+    assertThat(nanosBetween(start, value))
+        .isBetween(BigInteger.ZERO, stride.subtract(BigInteger.ONE));
+  }
+
+  private static final BigInteger NANOS_PER_SECOND = BigInteger.valueOf(1_000_000_000L);
+
+  private static BigInteger nanosBetween(Instant from, Instant to) {
+    return BigInteger.valueOf(to.getEpochSecond())
+        .subtract(BigInteger.valueOf(from.getEpochSecond()))
+        .multiply(NANOS_PER_SECOND)
+        .add(BigInteger.valueOf(to.getNano() - from.getNano()));
   }
 
   private static long maxOf(BucketColumnType type) {

@@ -140,6 +140,45 @@ class ChunkedRefreshTest {
         target(view), trades, trades.currentSnapshot().snapshotId(), OHLCV);
   }
 
+  private static final String BINS_5M =
+      """
+      SELECT symbol, date_bin(INTERVAL '5' MINUTE, ts, TIMESTAMP '2026-04-08 10:00:00') AS bar_ts,
+             min_by(price, ts) AS open, max_by(price, ts) AS close, count(*) AS trade_count
+      FROM lake.market.trades
+      GROUP BY 1, 2
+      """;
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void shouldChunkAStrideViewByTheBinsThatHoldData() {
+    Table trades = tradesWithOutliers(true);
+    ViewDefinition view =
+        new ViewDefinition(
+            "bins_5m",
+            BINS_5M,
+            TableName.parse("lake.analytics.bins_5m"),
+            List.of(),
+            null,
+            new RefreshSettings(Duration.ZERO, Duration.ZERO, OptionalInt.of(3)));
+    List<String> progress = new ArrayList<>();
+
+    RefreshOutcome outcome =
+        refresher.refresh(
+            ViewRefresherTest.request(
+                view, trades.currentSnapshot().snapshotId(), null, DirtyBuckets.none()),
+            p -> progress.add(p.toString()));
+
+    // The thirty minutes from 10:00:05 fill six bins, and one bin each holds the trade of year 1
+    // and of 9999. (An origin off the minute of year 1's trade would put its bin in year 0, where
+    // DuckDB's calendar and java.time's part: the oracle cannot judge before year 1.)
+    assertThat(progress)
+        .containsExactly(
+            "3/8 buckets (chunk 1/3)", "6/8 buckets (chunk 2/3)", "8/8 buckets (chunk 3/3)");
+    assertThat(outcome.rowsWritten()).isEqualTo(8);
+    OracleAssertions.assertMatches(
+        target(view), trades, trades.currentSnapshot().snapshotId(), BINS_5M);
+  }
+
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void shouldResumeAChunkedRefreshOverOutliersAtTheChunkAfterTheLastCommittedOne() {

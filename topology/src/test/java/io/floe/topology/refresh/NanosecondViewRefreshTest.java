@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.OracleAssertions;
+import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
@@ -183,6 +184,47 @@ class NanosecondViewRefreshTest {
     assertThat(outcome.rowsRead()).isEqualTo(2);
     assertThat(outcome.rowsRemoved()).isEqualTo(2);
     OracleAssertions.assertMatches(target(view), ticks, s2, VOLUME);
+  }
+
+  private static final String BINS =
+      """
+      SELECT symbol, date_bin(INTERVAL '5' MINUTE, ts, TIMESTAMP '2026-04-08 10:02:00') AS bar_ts,
+             count(*) AS ticks, sum(quantity) AS volume, min(ts) AS first_ts, max(ts) AS last_ts
+      FROM lake.market.ticks
+      GROUP BY 1, 2
+      """;
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(booleans = {false, true})
+  void shouldBinNanosecondTimestampsFromAnOriginToTheNanosecond(boolean zoned) {
+    Table ticks =
+        createTicks(
+            zoned ? Types.TimestampNanoType.withZone() : Types.TimestampNanoType.withoutZone());
+    long s1 =
+        lake.append(
+            ticks,
+            List.of(
+                tick(ticks, 1, "AAPL", "2026-04-08T10:01:59.999999999Z", 10.0),
+                tick(ticks, 2, "AAPL", "2026-04-08T10:02:00Z", 11.0),
+                tick(ticks, 3, "AAPL", "2026-04-08T10:06:59.999999999Z", 12.0),
+                tick(ticks, 4, "MSFT", "2026-04-08T10:07:00.000000001Z", 99.0)));
+    ViewDefinition view =
+        ViewDefinition.of("bins_5m", BINS, TableName.parse("lake.analytics.bins_5m"));
+    refresh(view, s1, null, DirtyBuckets.none());
+    OracleAssertions.assertMatches(target(view), ticks, s1, BINS);
+
+    // A late tick a nanosecond before the 10:07 boundary dirties the bin from 10:02 only.
+    long s2 =
+        lake.append(ticks, List.of(tick(ticks, 5, "MSFT", "2026-04-08T10:06:59.999999998Z", 98.0)));
+    DirtyBuckets dirty = detect(ticks, s2, view);
+    RefreshOutcome second = refresh(view, s2, s1, dirty);
+
+    assertThat(dirty.ranges().ranges()).hasSize(1);
+    assertThat(BucketColumnType.TIMESTAMP_NS.toInstant(dirty.ranges().ranges().get(0).start()))
+        .isEqualTo(Instant.parse("2026-04-08T10:02:00Z"));
+    assertThat(second.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+    assertThat(second.full()).isFalse();
+    OracleAssertions.assertMatches(target(view), ticks, s2, BINS);
   }
 
   private static DirtyBuckets detect(Table table, long snapshot, ViewDefinition view) {

@@ -30,7 +30,12 @@ import org.apache.calcite.sql.util.SqlOperatorTables;
  */
 public final class TrinoOperatorTable {
 
-  /** {@code date_trunc('<unit>', <date or timestamp>)}: the bucket; keeps the argument's type. */
+  /**
+   * {@code date_trunc('<unit>', <date or timestamp>)}: the bucket; keeps the argument's type. The
+   * other bucket forms ({@code date_bin} and Trino's n-minute idiom) are rewritten to it before
+   * validation ({@link ViewQueryParser#replaceBuckets}): the engine computes every call of it with
+   * the view's bucketing, so {@code date_bin} needs no Calcite function of its own.
+   */
   public static final SqlFunction DATE_TRUNC =
       new SqlFunction(
           "DATE_TRUNC",

@@ -35,7 +35,6 @@ import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
-import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
@@ -79,7 +78,7 @@ public final class ViewQueryBinder {
     Types.NestedField bucketField = sourceSchema.caseInsensitiveFindField(query.bucketColumn());
     Bucketing bucketing = bucketing(query, bucketField, zone);
     SqlSelect select = ViewQueryParser.parseSelect(query.sql());
-    useFloeDateTrunc(select);
+    ViewQueryParser.replaceBuckets(select);
     JavaTypeFactoryImpl types = new JavaTypeFactoryImpl(FloeTypeSystem.INSTANCE);
     CalciteCatalogReader catalog = catalog(query.source(), sourceSchema, types);
     SqlValidator validator = validator(catalog, types);
@@ -96,20 +95,6 @@ public final class ViewQueryBinder {
         outputSchema,
         requiredColumns(select, sourceSchema),
         relation);
-  }
-
-  /** The parser builds BigQuery's DATE_TRUNC(date, unit); views use Trino's argument order. */
-  private static void useFloeDateTrunc(SqlNode node) {
-    node.accept(
-        new SqlBasicVisitor<Void>() {
-          @Override
-          public Void visit(SqlCall call) {
-            if (ViewQueryParser.isDateTrunc(call) && call instanceof SqlBasicCall basic) {
-              basic.setOperator(TrinoOperatorTable.DATE_TRUNC);
-            }
-            return super.visit(call);
-          }
-        });
   }
 
   private static CalciteCatalogReader catalog(
@@ -290,8 +275,10 @@ public final class ViewQueryBinder {
           ViewRule.BUCKET_COLUMN_TYPE,
           query.bucketLine(),
           query.bucketColumnPosition(),
-          query.granularity().unit()
-              + " buckets need a timestamp column; "
+          (query.granularity().isStride()
+                  ? query.granularity().expression(bucketField.name()) + " needs"
+                  : query.granularity().unit() + " buckets need")
+              + " a timestamp column; "
               + bucketField.name()
               + " is a date");
     }

@@ -5,6 +5,12 @@ import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewRule;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoField;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -17,9 +23,11 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
+import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlCharStringLiteral;
 import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlIntervalLiteral;
 import org.apache.calcite.sql.SqlJoin;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
@@ -28,9 +36,11 @@ import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlUnknownLiteral;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.parser.SqlParserUtil;
 import org.apache.calcite.sql.parser.babel.SqlBabelParserImpl;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
@@ -39,8 +49,9 @@ import org.apache.calcite.util.Litmus;
 /**
  * Parses a view query (Trino's dialect, through Calcite's Babel parser) and checks the rules that
  * depend only on its structure: one source table, no joins, CTEs, subqueries, set operations,
- * ordering, limits or window functions, and exactly one {@code date_trunc} bucket that is both a
- * GROUP BY key and an output column. Type checks against the source schema follow in {@link
+ * ordering, limits or window functions, and exactly one bucket that is both a GROUP BY key and an
+ * output column: {@code date_trunc(unit, ts)}, {@code date_bin(stride, ts[, origin])} or Trino's
+ * n-minute idiom ({@link Granularity}). Type checks against the source schema follow in {@link
  * ViewQueryBinder}.
  */
 public final class ViewQueryParser {
@@ -100,8 +111,8 @@ public final class ViewQueryParser {
     TableName source = sourceOf(select);
     rejectNestedQueriesAndWindows(select);
     Map<String, SqlNode> outputs = outputColumns(select);
-    List<DateTrunc> buckets = dateTruncCalls(select);
-    DateTrunc bucket = groupedBucket(select, outputs, buckets);
+    List<Bucket> buckets = bucketExpressions(select);
+    Bucket bucket = groupedBucket(select, outputs, buckets);
     String bucketOutput = bucketOutput(outputs, bucket);
     List<String> groupKeys = groupKeys(select, outputs, bucketOutput);
     SqlParserPos at = bucket.column().getParserPosition();
@@ -250,68 +261,121 @@ public final class ViewQueryParser {
     return outputs;
   }
 
-  /** A {@code date_trunc(unit, column)} call of the query, with the clause it appears in. */
-  private record DateTrunc(
-      SqlCall call, Granularity granularity, SqlIdentifier column, boolean inWhere) {
+  /**
+   * A bucket expression of the query ({@code date_trunc}, {@code date_bin} or Trino's n-minute
+   * idiom), with the clause it appears in.
+   */
+  private record Bucket(
+      SqlNode expression, Granularity granularity, SqlIdentifier column, boolean inWhere) {
 
-    boolean sameBucketAs(DateTrunc other) {
-      return granularity == other.granularity
+    boolean sameBucketAs(Bucket other) {
+      return granularity.equals(other.granularity)
           && lastName(column).equalsIgnoreCase(lastName(other.column));
+    }
+
+    String written() {
+      return granularity.expression(lastName(column));
     }
   }
 
-  private static List<DateTrunc> dateTruncCalls(SqlSelect select) throws InvalidViewException {
-    List<DateTrunc> found = new ArrayList<>();
-    collectDateTrunc(select.getSelectList(), false, found);
-    collectDateTrunc(select.getGroup(), false, found);
-    collectDateTrunc(select.getHaving(), false, found);
-    collectDateTrunc(select.getWhere(), true, found);
-    for (DateTrunc other : found) {
+  private static List<Bucket> bucketExpressions(SqlSelect select) throws InvalidViewException {
+    List<Bucket> found = new ArrayList<>();
+    collectBuckets(select.getSelectList(), false, found);
+    collectBuckets(select.getGroup(), false, found);
+    collectBuckets(select.getHaving(), false, found);
+    collectBuckets(select.getWhere(), true, found);
+    for (Bucket other : found) {
       if (!other.sameBucketAs(found.get(0))) {
         throw invalid(
             ViewRule.MULTIPLE_GRANULARITIES,
-            other.call(),
-            "date_trunc('"
-                + found.get(0).granularity().unit()
-                + "', "
-                + lastName(found.get(0).column())
-                + ") and date_trunc('"
-                + other.granularity().unit()
-                + "', "
-                + lastName(other.column())
-                + ")");
+            other.expression(),
+            found.get(0).written() + " and " + other.written());
       }
     }
     return found;
   }
 
-  private static void collectDateTrunc(SqlNode clause, boolean inWhere, List<DateTrunc> out)
+  private static void collectBuckets(SqlNode clause, boolean inWhere, List<Bucket> out)
       throws InvalidViewException {
     if (clause == null) {
       return;
     }
-    List<SqlCall> calls = new ArrayList<>();
+    List<SqlNode> expressions = new ArrayList<>();
     clause.accept(
         new SqlBasicVisitor<Void>() {
           @Override
           public Void visit(SqlCall call) {
-            if (isDateTrunc(call)) {
-              calls.add(call);
+            if (isBucketForm(call)) {
+              // The idiom holds a date_trunc of its own: it is one bucket, not two.
+              expressions.add(call);
+              return null;
             }
             return super.visit(call);
           }
         });
-    for (SqlCall call : calls) {
-      out.add(describeDateTrunc(call, inWhere));
+    for (SqlNode expression : expressions) {
+      out.add(describeBucket(expression, inWhere));
     }
   }
 
   static boolean isDateTrunc(SqlNode node) {
-    return node instanceof SqlCall call
-        && call.getOperator().getName().equalsIgnoreCase("DATE_TRUNC");
+    return isCallOf(node, "DATE_TRUNC");
   }
 
-  private static DateTrunc describeDateTrunc(SqlCall call, boolean inWhere)
+  private static boolean isDateBin(SqlNode node) {
+    return isCallOf(node, "DATE_BIN");
+  }
+
+  private static boolean isCallOf(SqlNode node, String name) {
+    return node instanceof SqlCall call && call.getOperator().getName().equalsIgnoreCase(name);
+  }
+
+  /**
+   * True for the expressions that may be a bucket: {@code date_trunc} and {@code date_bin} calls,
+   * and anything shaped like Trino's n-minute idiom ({@code date_trunc(...) + x * INTERVAL ...}),
+   * which {@link #describeBucket} then accepts exactly or rejects with the reason.
+   */
+  static boolean isBucketForm(SqlNode node) {
+    return isDateTrunc(node) || isDateBin(node) || idiomParts(node) != null;
+  }
+
+  /**
+   * The parts of an expression shaped like the idiom, {@code date_trunc(...) + x * INTERVAL ...} in
+   * either order of each operator: {@code [date_trunc call, x, interval]}; null otherwise.
+   */
+  private static SqlNode[] idiomParts(SqlNode node) {
+    if (node.getKind() != SqlKind.PLUS) {
+      return null;
+    }
+    SqlCall plus = (SqlCall) node;
+    for (int t = 0; t < 2; t++) {
+      SqlNode trunc = plus.operand(t);
+      SqlNode product = plus.operand(1 - t);
+      if (isDateTrunc(trunc) && product.getKind() == SqlKind.TIMES) {
+        SqlCall times = (SqlCall) product;
+        for (int i = 0; i < 2; i++) {
+          if (times.operand(i) instanceof SqlIntervalLiteral) {
+            return new SqlNode[] {trunc, times.operand(1 - i), times.operand(i)};
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private static Bucket describeBucket(SqlNode expression, boolean inWhere)
+      throws InvalidViewException {
+    if (isDateBin(expression)) {
+      return describeDateBin((SqlCall) expression, inWhere);
+    }
+    SqlNode[] idiom = idiomParts(expression);
+    if (idiom != null) {
+      return describeIdiom(expression, idiom, inWhere);
+    }
+    return describeDateTrunc((SqlCall) expression, inWhere);
+  }
+
+  private static Bucket describeDateTrunc(SqlCall call, boolean inWhere)
       throws InvalidViewException {
     if (call.operandCount() != 2) {
       throw invalid(
@@ -334,25 +398,250 @@ public final class ViewQueryParser {
           unit,
           "'" + unitName + "'; supported: " + Granularity.supportedUnits());
     }
-    SqlNode column = call.operand(1);
+    return new Bucket(call, granularity.get(), bucketColumn(call.operand(1)), inWhere);
+  }
+
+  private static SqlIdentifier bucketColumn(SqlNode column) throws InvalidViewException {
     if (!(column instanceof SqlIdentifier identifier) || identifier.isStar()) {
       throw invalid(ViewRule.BUCKET_ARGUMENT, column, column.toString());
     }
-    return new DateTrunc(call, granularity.get(), identifier, inWhere);
+    return identifier;
   }
 
   /**
-   * The bucket: the GROUP BY key that is a {@code date_trunc} call, directly, by position or by
-   * output name.
+   * {@code date_bin(INTERVAL 'N' MINUTE, ts[, TIMESTAMP '...'])}: PostgreSQL's three-argument form,
+   * with the Unix epoch as the origin when there is none (DataFusion's and Materialize's default).
    */
-  private static DateTrunc groupedBucket(
-      SqlSelect select, Map<String, SqlNode> outputs, List<DateTrunc> buckets)
+  private static Bucket describeDateBin(SqlCall call, boolean inWhere) throws InvalidViewException {
+    if (call.operandCount() != 2 && call.operandCount() != 3) {
+      throw invalid(
+          ViewRule.INVALID_ARGUMENT,
+          call,
+          "date_bin takes a stride, a column and optionally an origin: date_bin(INTERVAL '5'"
+              + " MINUTE, ts) or date_bin(INTERVAL '5' MINUTE, ts, TIMESTAMP '2024-01-01"
+              + " 00:00:00')");
+    }
+    Duration stride = stride(call.operand(0));
+    SqlIdentifier column = bucketColumn(call.operand(1));
+    try {
+      if (call.operandCount() == 2) {
+        return new Bucket(call, Granularity.bin(stride), column, inWhere);
+      }
+      return new Bucket(call, Granularity.bin(stride, origin(call.operand(2))), column, inWhere);
+    } catch (IllegalArgumentException e) {
+      throw invalid(
+          ViewRule.UNSUPPORTED_STRIDE, call.operand(call.operandCount() - 1), e.getMessage());
+    }
+  }
+
+  private static Duration stride(SqlNode node) throws InvalidViewException {
+    if (!(node instanceof SqlIntervalLiteral literal)) {
+      throw invalid(
+          ViewRule.UNSUPPORTED_STRIDE,
+          node,
+          "the stride must be an interval literal such as INTERVAL '5' MINUTE, not " + node);
+    }
+    SqlIntervalLiteral.IntervalValue value =
+        literal.getValueAs(SqlIntervalLiteral.IntervalValue.class);
+    if (value.getIntervalQualifier().isYearMonth()) {
+      throw invalid(
+          ViewRule.UNSUPPORTED_STRIDE,
+          node,
+          literal + ": months and years have no fixed length; use date_trunc('month', ts)");
+    }
+    long millis = SqlParserUtil.intervalToMillis(value);
+    Duration stride = Duration.ofMillis(millis);
+    try {
+      // Checked here so that the error points at the interval.
+      Granularity.bin(stride);
+    } catch (IllegalArgumentException e) {
+      throw invalid(ViewRule.UNSUPPORTED_STRIDE, node, literal + ": " + e.getMessage());
+    }
+    return stride;
+  }
+
+  private static final DateTimeFormatter ORIGIN =
+      new DateTimeFormatterBuilder()
+          .appendPattern("yyyy-MM-dd")
+          .optionalStart()
+          .appendPattern(" HH:mm")
+          .optionalStart()
+          .appendPattern(":ss")
+          .optionalStart()
+          .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true)
+          .optionalEnd()
+          .optionalEnd()
+          .optionalEnd()
+          .parseDefaulting(ChronoField.HOUR_OF_DAY, 0)
+          .parseDefaulting(ChronoField.MINUTE_OF_HOUR, 0)
+          .parseDefaulting(ChronoField.SECOND_OF_MINUTE, 0)
+          .toFormatter(Locale.ROOT);
+
+  private static LocalDateTime origin(SqlNode node) throws InvalidViewException {
+    if (node instanceof SqlUnknownLiteral literal && literal.tag.equalsIgnoreCase("TIMESTAMP")) {
+      String text = literal.getValue().toString();
+      try {
+        return LocalDateTime.parse(text, ORIGIN);
+      } catch (DateTimeParseException e) {
+        throw invalid(
+            ViewRule.INVALID_ARGUMENT,
+            node,
+            "the origin '" + text + "' is not a timestamp such as '2024-01-01 00:00:00'");
+      }
+    }
+    throw invalid(
+        ViewRule.INVALID_ARGUMENT,
+        node,
+        "the origin of date_bin must be a timestamp literal such as TIMESTAMP '2024-01-01"
+            + " 00:00:00', not "
+            + node);
+  }
+
+  /**
+   * Trino's n-minute idiom, {@code date_trunc('hour', ts) + (minute(ts) / N) * INTERVAL 'N' MINUTE}
+   * or {@code date_trunc('day', ts) + (hour(ts) / N) * INTERVAL 'N' HOUR}, exactly: any other
+   * arithmetic on a bucket is the "canonical 5-minute-bars mistake" (iceberg-ivm) whose width Floe
+   * cannot tell, and is rejected with what differs.
+   */
+  private static Bucket describeIdiom(SqlNode expression, SqlNode[] parts, boolean inWhere)
+      throws InvalidViewException {
+    Bucket trunc = describeDateTrunc((SqlCall) parts[0], inWhere);
+    Granularity.Unit within = trunc.granularity().timeUnit();
+    if (within != Granularity.Unit.HOUR && within != Granularity.Unit.DAY) {
+      throw invalid(
+          ViewRule.WRAPPED_BUCKET,
+          parts[0],
+          "the n-minute idiom truncates to the hour (minute strides) or the day (hour strides),"
+              + " not to the "
+              + within.sqlName());
+    }
+    Granularity.Unit counted =
+        within == Granularity.Unit.HOUR ? Granularity.Unit.MINUTE : Granularity.Unit.HOUR;
+    String column = lastName(trunc.column());
+    String shape =
+        "write date_trunc('"
+            + within.sqlName()
+            + "', "
+            + column
+            + ") + ("
+            + counted.sqlName()
+            + "("
+            + column
+            + ") / N) * INTERVAL 'N' "
+            + counted.name()
+            + ", or date_bin(INTERVAL 'N' "
+            + counted.name()
+            + ", "
+            + column
+            + ")";
+    SqlNode quotient = parts[1];
+    if (quotient.getKind() != SqlKind.DIVIDE
+        || !isCallOf(((SqlCall) quotient).operand(0), counted.name())
+        || !(((SqlCall) quotient).operand(1) instanceof SqlNumericLiteral divisor)
+        || !divisor.isInteger()) {
+      throw invalid(ViewRule.WRAPPED_BUCKET, quotient, quotient + " is not the idiom: " + shape);
+    }
+    SqlCall part = ((SqlCall) quotient).operand(0);
+    if (part.operandCount() != 1
+        || !(part.operand(0) instanceof SqlIdentifier divided)
+        || !lastName(divided).equalsIgnoreCase(column)) {
+      throw invalid(
+          ViewRule.WRAPPED_BUCKET,
+          part,
+          part + " must read the column that date_trunc truncates, " + column + ": " + shape);
+    }
+    long n = divisor.longValue(true);
+    SqlIntervalLiteral interval = (SqlIntervalLiteral) parts[2];
+    SqlIntervalLiteral.IntervalValue value =
+        interval.getValueAs(SqlIntervalLiteral.IntervalValue.class);
+    long unitMillis = within == Granularity.Unit.HOUR ? 60_000L : 3_600_000L;
+    if (value.getIntervalQualifier().isYearMonth()
+        || SqlParserUtil.intervalToMillis(value) != n * unitMillis) {
+      throw invalid(
+          ViewRule.WRAPPED_BUCKET,
+          interval,
+          interval
+              + " must be the divisor's "
+              + n
+              + " "
+              + counted.sqlName()
+              + (n == 1 ? "" : "s")
+              + ", INTERVAL '"
+              + n
+              + "' "
+              + counted.name()
+              + ": "
+              + shape);
+    }
+    try {
+      return new Bucket(expression, Granularity.clockStride(counted, n), trunc.column(), inWhere);
+    } catch (IllegalArgumentException e) {
+      throw invalid(ViewRule.UNSUPPORTED_STRIDE, divisor, e.getMessage());
+    }
+  }
+
+  /**
+   * Replaces, in place, every bucket expression under {@code node} by a call of Floe's {@link
+   * TrinoOperatorTable#DATE_TRUNC} of its column: the engine computes that call with the view's
+   * {@link io.floe.topology.bucket.Bucketing}, whatever form the query wrote the bucket in. The
+   * query has passed {@link #parse}, so each bucket expression is well formed and the same.
+   */
+  static void replaceBuckets(SqlNode node) {
+    if (node instanceof SqlNodeList list) {
+      for (int i = 0; i < list.size(); i++) {
+        SqlNode element = list.get(i);
+        if (element != null) {
+          list.set(i, withBucketsReplaced(element));
+        }
+      }
+    } else if (node instanceof SqlCall call) {
+      List<SqlNode> operands = call.getOperandList();
+      for (int i = 0; i < operands.size(); i++) {
+        SqlNode operand = operands.get(i);
+        if (operand != null) {
+          SqlNode replaced = withBucketsReplaced(operand);
+          if (replaced != operand) {
+            call.setOperand(i, replaced);
+          }
+        }
+      }
+    }
+  }
+
+  private static SqlNode withBucketsReplaced(SqlNode node) {
+    SqlNode[] idiom = idiomParts(node);
+    SqlNode column =
+        isDateBin(node)
+            ? ((SqlCall) node).operand(1)
+            : idiom != null ? ((SqlCall) idiom[0]).operand(1) : null;
+    if (column != null) {
+      SqlParserPos pos = node.getParserPosition();
+      return new SqlBasicCall(
+          TrinoOperatorTable.DATE_TRUNC,
+          List.of(SqlLiteral.createCharString("bucket", pos), column),
+          pos);
+    }
+    if (isDateTrunc(node) && node instanceof SqlBasicCall call) {
+      // The parser builds BigQuery's DATE_TRUNC(date, unit); views use Trino's argument order.
+      call.setOperator(TrinoOperatorTable.DATE_TRUNC);
+      return node;
+    }
+    replaceBuckets(node);
+    return node;
+  }
+
+  /**
+   * The bucket: the GROUP BY key that is a bucket expression, directly, by position or by output
+   * name.
+   */
+  private static Bucket groupedBucket(
+      SqlSelect select, Map<String, SqlNode> outputs, List<Bucket> buckets)
       throws InvalidViewException {
     SqlNodeList group = select.getGroup();
-    boolean onlyInWhere = !buckets.isEmpty() && buckets.stream().allMatch(DateTrunc::inWhere);
+    boolean onlyInWhere = !buckets.isEmpty() && buckets.stream().allMatch(Bucket::inWhere);
     if (group == null || group.isEmpty()) {
       if (onlyInWhere) {
-        throw invalid(ViewRule.BUCKET_ONLY_IN_WHERE, buckets.get(0).call(), null);
+        throw invalid(ViewRule.BUCKET_ONLY_IN_WHERE, buckets.get(0).expression(), null);
       }
       throw invalid(ViewRule.NO_GROUP_BY, select, null);
     }
@@ -363,23 +652,26 @@ public final class ViewQueryParser {
         throw invalid(ViewRule.GROUPING_SETS, key, null);
       }
     }
-    // Select items that wrap date_trunc can never be the bucket: reject them wherever they are.
+    // Select items that wrap a bucket can never be the bucket: reject them wherever they are.
     for (SqlNode expression : outputs.values()) {
-      rejectWrappedDateTrunc(expression);
+      rejectWrappedBucket(expression);
     }
-    DateTrunc bucket = null;
+    Bucket bucket = null;
     for (SqlNode key : group) {
       SqlNode expression = resolveGroupKey(key, outputs);
-      rejectWrappedDateTrunc(expression);
-      if (isDateTrunc(expression) && bucket == null) {
-        bucket = describeDateTrunc((SqlCall) expression, false);
+      rejectWrappedBucket(expression);
+      if (isBucketForm(expression) && bucket == null) {
+        bucket = describeBucket(expression, false);
       }
     }
     if (bucket == null) {
       if (onlyInWhere) {
-        throw invalid(ViewRule.BUCKET_ONLY_IN_WHERE, buckets.get(0).call(), null);
+        throw invalid(ViewRule.BUCKET_ONLY_IN_WHERE, buckets.get(0).expression(), null);
       }
-      throw invalid(ViewRule.NO_BUCKET, group.get(0), "add date_trunc('<unit>', <column>)");
+      throw invalid(
+          ViewRule.NO_BUCKET,
+          group.get(0),
+          "add date_trunc('<unit>', <column>) or date_bin(INTERVAL '<n>' MINUTE, <column>)");
     }
     return bucket;
   }
@@ -409,8 +701,8 @@ public final class ViewQueryParser {
     return key;
   }
 
-  private static void rejectWrappedDateTrunc(SqlNode expression) throws InvalidViewException {
-    if (isDateTrunc(expression) || !(expression instanceof SqlCall)) {
+  private static void rejectWrappedBucket(SqlNode expression) throws InvalidViewException {
+    if (isBucketForm(expression) || !(expression instanceof SqlCall)) {
       return;
     }
     List<SqlCall> wrapped = new ArrayList<>();
@@ -418,14 +710,14 @@ public final class ViewQueryParser {
         new SqlBasicVisitor<Void>() {
           @Override
           public Void visit(SqlCall call) {
-            if (isDateTrunc(call)) {
+            if (isBucketForm(call)) {
               wrapped.add(call);
               return null;
             }
             if (call.getOperator().isAggregator()
                 || KNOWN_AGGREGATES.contains(
                     call.getOperator().getName().toLowerCase(Locale.ROOT))) {
-              // Inside an aggregate, date_trunc is an argument, not the bucket.
+              // Inside an aggregate, a bucket is an argument, not the bucket.
               return null;
             }
             return super.visit(call);
@@ -461,17 +753,17 @@ public final class ViewQueryParser {
           "var_samp",
           "var_pop");
 
-  private static String bucketOutput(Map<String, SqlNode> outputs, DateTrunc bucket)
+  private static String bucketOutput(Map<String, SqlNode> outputs, Bucket bucket)
       throws InvalidViewException {
     for (Map.Entry<String, SqlNode> output : outputs.entrySet()) {
-      if (output.getValue().equalsDeep(bucket.call(), Litmus.IGNORE)) {
+      if (output.getValue().equalsDeep(bucket.expression(), Litmus.IGNORE)) {
         return output.getKey();
       }
     }
     throw invalid(
         ViewRule.BUCKET_NOT_SELECTED,
-        bucket.call(),
-        "select " + bucket.call() + " AS <name>, so that Floe can replace whole buckets");
+        bucket.expression(),
+        "select " + bucket.expression() + " AS <name>, so that Floe can replace whole buckets");
   }
 
   /** Output names of the GROUP BY keys other than the bucket, in GROUP BY order. */
