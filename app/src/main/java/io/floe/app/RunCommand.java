@@ -2,7 +2,7 @@ package io.floe.app;
 
 import io.floe.app.config.FloeConfig;
 import io.floe.app.service.FloeService;
-import io.floe.topology.view.ViewsFileException;
+import io.floe.app.views.ViewsFileException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,8 +1,6 @@
-package io.floe.app.service;
+package io.floe.app.views;
 
 import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.view.ViewsFile;
-import io.floe.topology.view.ViewsFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,11 +25,11 @@ import org.slf4j.LoggerFactory;
  * <p>Comparing contents rather than modification times also catches a change that kept the time (a
  * coarse clock, a tool that preserves it).
  */
-final class ViewsFileWatcher implements AutoCloseable {
+public final class ViewsFileWatcher implements AutoCloseable {
 
-  /** Publishes the views of the file: {@link ViewsPublisher} in service. */
+  /** Publishes the views of the file: {@link ViewsPublisher}. */
   @FunctionalInterface
-  interface Publisher {
+  public interface Publisher {
     ViewsPublisher.Result publish(List<ViewDefinition> views) throws InterruptedException;
   }
 
@@ -56,7 +54,7 @@ final class ViewsFileWatcher implements AutoCloseable {
   /**
    * @param published the text of the file whose views were published at start-up
    */
-  ViewsFileWatcher(Path file, String published, Publisher publisher) {
+  public ViewsFileWatcher(Path file, String published, Publisher publisher) {
     this.file = file;
     this.publisher = publisher;
     this.published = new Content(published, null);
@@ -69,7 +67,7 @@ final class ViewsFileWatcher implements AutoCloseable {
             });
   }
 
-  void start(Duration interval) {
+  public void start(Duration interval) {
     timer.scheduleWithFixedDelay(
         this::check, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }

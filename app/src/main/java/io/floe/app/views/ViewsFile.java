@@ -1,6 +1,9 @@
-package io.floe.topology.view;
+package io.floe.app.views;
 
-import io.floe.topology.view.sql.ViewQueryParser;
+import io.floe.topology.view.RefreshSettings;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.TargetPartitionField;
+import io.floe.topology.view.ViewDefinition;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +56,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * </pre>
  *
  * Every problem is reported with the file, line and column, the view and the field; all problems of
- * a file are reported together. The query itself is checked later, by {@link ViewQueryParser}.
+ * a file are reported together. The query itself is checked later, by {@link
+ * io.floe.topology.view.ViewValidator}.
  */
 public final class ViewsFile {
 
