@@ -10,6 +10,7 @@ import io.floe.app.metrics.FloeMeters;
 import io.floe.app.metrics.ViewStaleness;
 import io.floe.app.service.CommitNotices;
 import io.floe.app.service.ViewCommands;
+import io.floe.app.views.ViewNode;
 import io.floe.app.views.ViewsFile;
 import io.floe.app.views.ViewsFileException;
 import io.floe.schemas.ViewRecord;
@@ -87,6 +88,9 @@ public final class HttpApi implements AutoCloseable {
 
   /** The only read under /api/ that everyone may make: names, tables and states, no schemas. */
   private static final Set<String> OPEN_API_READS = Set.of("/api/views");
+
+  /** The source named in the messages about a request's body. */
+  private static final String REQUEST = "request";
 
   /** The fields of a commit posted to {@code /api/commits}. */
   private static final List<String> COMMIT_FIELDS = List.of("table", "snapshotId");
@@ -479,49 +483,42 @@ public final class HttpApi implements AutoCloseable {
 
   /** Live validation for the UI: the query (and, optionally, the rest of a definition). */
   private void validate(Context ctx) {
-    ObjectNode request;
-    try {
-      request = (ObjectNode) ViewStates.MAPPER.readTree(ctx.body());
-    } catch (Exception e) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, "the body must be a JSON object", Map.of());
-    }
-    if (!request.hasNonNull("name")) {
-      request.put("name", "validate");
-    }
-    if (!request.hasNonNull("target")) {
-      request.put("target", "validate.validate.validate");
-    }
+    ViewNode.Mapping request = body(ctx.body());
+    request =
+        withDefault(
+            withDefault(request, "name", "validate"), "target", "validate.validate.validate");
     ViewDefinition view;
     try {
-      view = parseDefinition(request.toString());
-    } catch (ApiException e) {
-      ctx.json(ViewJson.invalid(e.getMessage(), e.details));
+      view = ViewsFile.view(REQUEST, request);
+    } catch (ViewsFileException e) {
+      ctx.json(ViewJson.invalid(e.getMessage(), Map.of()));
       return;
     }
     ctx.json(ViewJson.plan(check(view)));
   }
 
   private ViewDefinition parse(String body, String pathName) {
-    ObjectNode request;
-    try {
-      request = (ObjectNode) ViewStates.MAPPER.readTree(body);
-    } catch (Exception e) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, "the body must be a JSON object", Map.of());
-    }
+    ViewNode.Mapping request = body(body);
     if (pathName != null) {
-      if (request.hasNonNull("name") && !request.get("name").asText().equals(pathName)) {
+      Optional<ViewNode> named = request.get("name").filter(name -> !name.isNull());
+      if (named.isPresent() && !pathName.equals(named.get().scalarText())) {
         throw new ApiException(
             HttpStatus.BAD_REQUEST,
             "the name in the body ("
-                + request.get("name").asText()
+                + named.get().scalarText()
                 + ") is not the path's ("
                 + pathName
                 + ")",
             Map.of());
       }
-      request.put("name", pathName);
+      request = request.with("name", pathName);
     }
-    ViewDefinition view = parseDefinition(request.toString());
+    ViewDefinition view;
+    try {
+      view = ViewsFile.view(REQUEST, request);
+    } catch (ViewsFileException e) {
+      throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage(), Map.of());
+    }
     ValidatedView checked = check(view);
     if (!checked.isValid() && !checked.sourceMissing()) {
       InvalidViewException invalid = checked.invalidQuery();
@@ -538,17 +535,19 @@ public final class HttpApi implements AutoCloseable {
     return view;
   }
 
-  /** A definition from the JSON body, with the same fields and checks as a views file entry. */
-  private static ViewDefinition parseDefinition(String json) {
+  /** A request's JSON object, each field with its position in the body for messages. */
+  private static ViewNode.Mapping body(String body) {
     try {
-      List<ViewDefinition> views = ViewsFile.parse("request", "{\"views\": [" + json + "]}");
-      if (views.size() != 1) {
-        throw new ApiException(HttpStatus.BAD_REQUEST, "expected one view definition", Map.of());
-      }
-      return views.get(0);
+      return ViewNode.jsonObject(REQUEST, body);
     } catch (ViewsFileException e) {
       throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage(), Map.of());
     }
+  }
+
+  private static ViewNode.Mapping withDefault(ViewNode.Mapping request, String key, String value) {
+    return request.get(key).filter(node -> !node.isNull()).isPresent()
+        ? request
+        : request.with(key, value);
   }
 
   /** A view as listed, from its compiled form in the index. */
