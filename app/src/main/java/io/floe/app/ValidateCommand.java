@@ -3,9 +3,9 @@ package io.floe.app;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
+import io.floe.app.views.ValidatedViewJson;
 import io.floe.app.views.ViewsFile;
 import io.floe.app.views.ViewsFileException;
 import io.floe.topology.refresh.eval.CompiledQuery;
@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
-import org.apache.iceberg.types.Types;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -191,45 +190,7 @@ final class ValidateCommand implements Callable<Integer> {
   private static String toJson(List<ValidatedView> results) throws IOException {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ArrayNode array = mapper.createArrayNode();
-    for (ValidatedView result : results) {
-      ViewDefinition view = result.definition();
-      ObjectNode node = array.addObject();
-      node.put("name", view.name());
-      node.put("valid", result.isValid());
-      node.put("error", result.error());
-      node.put("checked", result.isSchemaChecked() ? "schema" : "structure");
-      ParsedViewQuery query = result.query();
-      ViewPlan plan = result.plan();
-      node.put("source", query == null ? null : query.source().toString());
-      node.put("target", view.target().toString());
-      node.put(
-          "bucketColumn",
-          plan != null ? plan.bucketColumn() : query == null ? null : query.bucketColumn());
-      node.put("bucketOutput", query == null ? null : query.bucketOutput());
-      node.put("granularity", query == null ? null : query.granularity().unit());
-      node.put("timezone", view.zone().getId());
-      ArrayNode keys = node.putArray("groupKeys");
-      if (query != null) {
-        query.groupKeys().forEach(keys::add);
-      }
-      ArrayNode columns = node.putArray("columns");
-      if (plan != null) {
-        for (Types.NestedField column : plan.outputSchema().columns()) {
-          columns.addObject().put("name", column.name()).put("type", column.type().toString());
-        }
-      } else if (query != null) {
-        for (String column : query.outputColumns()) {
-          columns.addObject().put("name", column).putNull("type");
-        }
-      }
-      ArrayNode reads = node.putArray("sourceColumns");
-      if (plan != null) {
-        plan.requiredColumns().forEach(reads::add);
-        node.put("deltaPath", CompiledQuery.foldsAppends(plan));
-      } else {
-        node.putNull("deltaPath");
-      }
-    }
+    results.forEach(result -> array.add(ValidatedViewJson.of(result)));
     return mapper.writeValueAsString(array);
   }
 }

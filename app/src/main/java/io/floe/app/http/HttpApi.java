@@ -10,6 +10,7 @@ import io.floe.app.metrics.FloeMeters;
 import io.floe.app.metrics.ViewStaleness;
 import io.floe.app.service.CommitNotices;
 import io.floe.app.service.ViewCommands;
+import io.floe.app.views.ValidatedViewJson;
 import io.floe.app.views.ViewNode;
 import io.floe.app.views.ViewsFile;
 import io.floe.app.views.ViewsFileException;
@@ -327,7 +328,7 @@ public final class HttpApi implements AutoCloseable {
         compiled.isPresent()
             ? ViewValidator.validate(compiled.get(), catalogs.schemaLookup())
             : check(StoredView.of(definition).toDefinition());
-    body.set("plan", ViewJson.plan(checked));
+    body.set("plan", ValidatedViewJson.forWrite(checked));
     body.set("recentRefreshes", ViewJson.recent(state));
     ctx.json(body);
   }
@@ -494,7 +495,7 @@ public final class HttpApi implements AutoCloseable {
       ctx.json(ViewJson.invalid(e.getMessage(), Map.of()));
       return;
     }
-    ctx.json(ViewJson.plan(check(view)));
+    ctx.json(ValidatedViewJson.forWrite(check(view)));
   }
 
   private ViewDefinition parse(String body, String pathName) {
