@@ -10,6 +10,7 @@ import io.floe.app.metrics.FloeMeters;
 import io.floe.app.metrics.ViewStaleness;
 import io.floe.app.service.CommitNotices;
 import io.floe.app.service.ViewCommands;
+import io.floe.app.service.ViewWrites;
 import io.floe.app.views.ValidatedViewJson;
 import io.floe.app.views.ViewNode;
 import io.floe.app.views.ViewsFile;
@@ -61,8 +62,9 @@ import org.slf4j.LoggerFactory;
  * read under {@code /internal/} (instances asking each other for view states) is guarded by {@link
  * HttpAccess}; requests that change something must be {@code application/json}, even without a
  * body, so that a web page cannot send them without a CORS preflight, which this server never
- * grants (it sends no {@code Access-Control-*} header). A write of a view is checked against every
- * view in force ({@link ViewConflicts}); a target is dropped only if Floe created it for that view.
+ * grants (it sends no {@code Access-Control-*} header). A write of a view goes through {@link
+ * ViewWrites} (checked against every view in force, published, awaited); a target is dropped only
+ * if Floe created it for that view.
  */
 public final class HttpApi implements AutoCloseable {
 
@@ -84,8 +86,8 @@ public final class HttpApi implements AutoCloseable {
   private static final Set<HandlerType> SAFE_METHODS =
       Set.of(HandlerType.GET, HandlerType.HEAD, HandlerType.OPTIONS);
 
-  /** How long a write waits for the views store to show it. */
-  private static final Duration STORE_WAIT = Duration.ofSeconds(10);
+  /** How long a write waits for this instance's views to show it. */
+  private static final Duration WRITE_WAIT = Duration.ofSeconds(10);
 
   /** The only read under /api/ that everyone may make: names, tables and states, no schemas. */
   private static final Set<String> OPEN_API_READS = Set.of("/api/views");
@@ -104,7 +106,7 @@ public final class HttpApi implements AutoCloseable {
   private final HttpAccess access;
   private final ViewIndex views;
   private final Duration maxStaleness;
-  private final Object writes = new Object();
+  private final ViewWrites writes;
   private volatile KafkaStreams streams;
   private volatile ViewStates states;
   private volatile long acceptableRecoveryLag;
@@ -126,6 +128,7 @@ public final class HttpApi implements AutoCloseable {
     this.meters = meters;
     this.access = access;
     this.views = views;
+    this.writes = new ViewWrites(views, catalogs.targets(), commands::define, "api", WRITE_WAIT);
     this.app =
         Javalin.create(
             config -> {
@@ -335,27 +338,25 @@ public final class HttpApi implements AutoCloseable {
 
   private void createView(Context ctx) throws InterruptedException {
     ViewDefinition view = parse(ctx.body(), null);
-    synchronized (writes) {
-      Map<String, ViewRecord> definitions = definitions();
-      if (definitions.containsKey(view.name())) {
-        throw new ApiException(
-            HttpStatus.CONFLICT, "view '" + view.name() + "' already exists; PUT to change it");
-      }
-      publish(view, definitions);
+    requireStarted();
+    try {
+      writes.create(view);
+    } catch (ViewWrites.RefusedException e) {
+      throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     }
     ctx.status(HttpStatus.CREATED).json(Map.of("name", view.name(), "version", view.version()));
   }
 
   private void updateView(Context ctx) throws InterruptedException {
-    String name = ctx.pathParam("name");
-    ViewDefinition view = parse(ctx.body(), name);
-    boolean existed;
-    synchronized (writes) {
-      Map<String, ViewRecord> definitions = definitions();
-      existed = definitions.containsKey(name);
-      publish(view, definitions);
+    ViewDefinition view = parse(ctx.body(), ctx.pathParam("name"));
+    requireStarted();
+    ViewWrites.Written written;
+    try {
+      written = writes.put(view);
+    } catch (ViewWrites.RefusedException e) {
+      throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     }
-    ctx.status(existed ? HttpStatus.OK : HttpStatus.CREATED)
+    ctx.status(written.created() ? HttpStatus.CREATED : HttpStatus.OK)
         .json(Map.of("name", view.name(), "version", view.version()));
   }
 
@@ -566,51 +567,6 @@ public final class HttpApi implements AutoCloseable {
     return ViewValidator.validate(List.of(view), catalogs.schemaLookup()).get(0);
   }
 
-  /**
-   * Publishes a view once it keeps the rules with every view in force; callers hold {@link
-   * #writes}, so that two requests to this instance cannot both pass the check and then conflict.
-   */
-  private void publish(ViewDefinition view, Map<String, ViewRecord> definitions)
-      throws InterruptedException {
-    Map<String, String> refused = ViewConflicts.check(views, List.of(view), catalogs.targets());
-    if (!refused.isEmpty()) {
-      throw new ApiException(HttpStatus.CONFLICT, refused.get(view.name()));
-    }
-    ViewRecord current = definitions.get(view.name());
-    long revision =
-        StoredView.nextRevision(
-            current == null || current.getRevision() == null
-                ? OptionalLong.empty()
-                : OptionalLong.of(current.getRevision()),
-            catalogs.targets().revision(view));
-    commands.define(view, "api", revision);
-    LOG.info(
-        "View {} written through the API (version {}, revision {})",
-        view.name(),
-        view.version(),
-        revision);
-    awaitInStore(view);
-  }
-
-  /**
-   * Waits, for a few seconds at most, until the views store shows the write, so that the next
-   * request to this instance is checked against it and reads it back.
-   */
-  private void awaitInStore(ViewDefinition view) throws InterruptedException {
-    long deadline = System.nanoTime() + STORE_WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      ViewRecord stored = definitions().get(view.name());
-      if (stored != null && StoredView.of(stored).toDefinition().version().equals(view.version())) {
-        return;
-      }
-      Thread.sleep(20);
-    }
-    LOG.warn(
-        "View {} was written but the views store does not show it after {} s",
-        view.name(),
-        STORE_WAIT.toSeconds());
-  }
-
   private ViewRecord definition(String name) {
     return Optional.ofNullable(definitions().get(name))
         .orElseThrow(
@@ -620,23 +576,40 @@ public final class HttpApi implements AutoCloseable {
   /** Every definition, from the global views store. */
   private Map<String, ViewRecord> definitions() {
     Map<String, ViewRecord> views = new TreeMap<>();
+    try (KeyValueIterator<String, ViewRecord> all = viewsStore().all()) {
+      all.forEachRemaining(entry -> views.put(entry.key, entry.value));
+    } catch (InvalidStateStoreException e) {
+      throw starting(e);
+    }
+    return views;
+  }
+
+  /**
+   * Refuses a write until this instance reads floe.views: before, its views do not hold the views
+   * in force and a write could neither be checked against them nor be seen to arrive.
+   */
+  private void requireStarted() {
+    viewsStore();
+  }
+
+  /** The global views store, or a 503 while Floe is starting. */
+  private ReadOnlyKeyValueStore<String, ViewRecord> viewsStore() {
     KafkaStreams s = streams;
     if (s == null) {
       throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "Floe is starting", Map.of());
     }
     try {
-      ReadOnlyKeyValueStore<String, ViewRecord> store =
-          s.store(
-              StoreQueryParameters.fromNameAndType(
-                  StoreNames.VIEWS, QueryableStoreTypes.keyValueStore()));
-      try (KeyValueIterator<String, ViewRecord> all = store.all()) {
-        all.forEachRemaining(entry -> views.put(entry.key, entry.value));
-      }
+      return s.store(
+          StoreQueryParameters.fromNameAndType(
+              StoreNames.VIEWS, QueryableStoreTypes.keyValueStore()));
     } catch (InvalidStateStoreException e) {
-      throw new ApiException(
-          HttpStatus.SERVICE_UNAVAILABLE, "Floe is starting: " + e.getMessage(), Map.of());
+      throw starting(e);
     }
-    return views;
+  }
+
+  private static ApiException starting(InvalidStateStoreException e) {
+    return new ApiException(
+        HttpStatus.SERVICE_UNAVAILABLE, "Floe is starting: " + e.getMessage(), Map.of());
   }
 
   static ObjectNode error(String message, Map<String, ?> details) {
