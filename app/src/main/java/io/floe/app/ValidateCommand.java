@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.floe.app.config.CatalogConfig;
-import io.floe.app.config.FloeConfig;
 import io.floe.app.views.ValidatedViewJson;
 import io.floe.app.views.ViewsFile;
 import io.floe.app.views.ViewsFileException;
@@ -25,6 +24,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -48,13 +48,7 @@ final class ValidateCommand implements Callable<Integer> {
   @Parameters(arity = "1..*", paramLabel = "FILE", description = "Views files (YAML).")
   List<Path> files;
 
-  @Option(
-      names = "--config",
-      paramLabel = "FILE",
-      description =
-          "Floe properties file; its floe.catalog.<name>.* keys give the catalogs that source"
-              + " schemas are read from.")
-  Path config;
+  @Mixin ConfigFile.Optional config;
 
   @Option(names = "--json", description = "Print a JSON array, one object per view.")
   boolean json;
@@ -71,10 +65,10 @@ final class ValidateCommand implements Callable<Integer> {
       return 1;
     }
     List<ValidatedView> results;
-    if (config == null) {
+    if (config.path() == null) {
       results = withConflicts(ViewValidator.validateStructure(views), table -> Optional.empty());
     } else {
-      try (CatalogConfig catalogs = FloeConfig.loadCatalogs(config)) {
+      try (CatalogConfig catalogs = config.loadCatalogs()) {
         if (catalogs.isEmpty()) {
           err.println(config + ": no catalog configured (floe.catalog.<name>.type=...)");
           return 1;
@@ -83,7 +77,7 @@ final class ValidateCommand implements Callable<Integer> {
             withConflicts(
                 ViewValidator.validate(views, catalogs.schemaLookup()), catalogs.targets());
       } catch (IOException e) {
-        err.println(config + ": cannot read config file: " + e.getMessage());
+        err.println(config.unreadable(e));
         return 1;
       } catch (IllegalArgumentException | ConfigException e) {
         err.println(config + ": " + e.getMessage());
@@ -93,7 +87,7 @@ final class ValidateCommand implements Callable<Integer> {
     if (json) {
       out.println(toJson(results));
     } else {
-      printText(out, results, config != null);
+      printText(out, results, config.path() != null);
     }
     out.flush();
     return results.stream().allMatch(ValidatedView::isValid) ? 0 : 1;
