@@ -26,12 +26,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.iceberg.util.ThreadPools;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
@@ -103,20 +101,10 @@ public final class FloeService implements AutoCloseable {
                         .filter(current -> current.version().equals(view.version()))
                         .isPresent()),
             config.getInt(FloeConfig.REFRESH_THREADS));
-    this.io =
-        Executors.newFixedThreadPool(config.getInt(FloeConfig.IO_THREADS), daemons("floe-io-"));
+    this.io = ThreadPools.newFixedThreadPool("floe-io", config.getInt(FloeConfig.IO_THREADS));
     this.globalDeadLetters =
         new GlobalDeadLetters(config.clientProperties(), config.topics().dlq());
     startup.ended("set-up");
-  }
-
-  private static ThreadFactory daemons(String prefix) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 
   /**

@@ -4,9 +4,9 @@ import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.util.ThreadPools;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,13 +58,7 @@ public final class ViewsFileWatcher implements AutoCloseable {
     this.file = file;
     this.publisher = publisher;
     this.published = new Content(published, null);
-    this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread thread = new Thread(r, "floe-views-file");
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.timer = ThreadPools.newScheduledPool("floe-views-file", 1);
   }
 
   public void start(Duration interval) {
