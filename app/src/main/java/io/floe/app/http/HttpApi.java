@@ -1,6 +1,5 @@
 package io.floe.app.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
@@ -23,7 +22,6 @@ import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ValidatedView;
-import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
 import io.floe.topology.view.ViewValidator;
@@ -95,9 +93,6 @@ public final class HttpApi implements AutoCloseable {
   /** The source named in the messages about a request's body. */
   private static final String REQUEST = "request";
 
-  /** The fields of a commit posted to {@code /api/commits}. */
-  private static final List<String> COMMIT_FIELDS = List.of("table", "snapshotId");
-
   private final Javalin app;
   private final CatalogConfig catalogs;
   private final ViewCommands commands;
@@ -128,7 +123,8 @@ public final class HttpApi implements AutoCloseable {
     this.meters = meters;
     this.access = access;
     this.views = views;
-    this.writes = new ViewWrites(views, catalogs.targets(), commands::define, "api", WRITE_WAIT);
+    this.writes =
+        new ViewWrites(views, catalogs.targets(), catalogs::catalog, commands, "api", WRITE_WAIT);
     this.app =
         Javalin.create(
             config -> {
@@ -367,29 +363,15 @@ public final class HttpApi implements AutoCloseable {
   private void deleteView(Context ctx) throws InterruptedException {
     String name = ctx.pathParam("name");
     ViewRecord definition = definition(name);
-    boolean drop = Boolean.parseBoolean(ctx.queryParam("dropTarget"));
-    TableName target = TableName.parse(definition.getTarget());
-    Optional<ViewConflicts.ExistingTable> table =
-        drop ? catalogs.targets().existing(target) : Optional.empty();
-    if (table.isPresent() && !name.equals(table.get().createdFor())) {
-      throw new ApiException(
-          HttpStatus.CONFLICT,
-          "Cannot drop "
-              + target
-              + ", the target of view '"
-              + name
-              + "': "
-              + (table.get().createdFor() == null
-                  ? "Floe did not create it"
-                  : "Floe created it for view '" + table.get().createdFor() + "'")
-              + ", so it is not this view's to drop; nothing was deleted (delete without"
-              + " dropTarget to keep the table)");
-    }
-    commands.delete(name);
     boolean dropped = false;
-    if (table.isPresent()) {
-      dropped = catalogs.catalog(target.catalog()).dropTable(target.identifier(), true);
-      LOG.info("Dropped target {} of deleted view {}", target, name);
+    if (Boolean.parseBoolean(ctx.queryParam("dropTarget"))) {
+      try {
+        dropped = writes.deleteWithTarget(name, TableName.parse(definition.getTarget()));
+      } catch (ViewWrites.RefusedException e) {
+        throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
+      }
+    } else {
+      writes.delete(name);
     }
     ctx.json(Map.of("name", name, "deleted", true, "targetDropped", dropped));
   }
@@ -409,47 +391,13 @@ public final class HttpApi implements AutoCloseable {
    * request instead of a JVM per notice.
    */
   private void announceCommit(Context ctx) throws InterruptedException {
-    JsonNode request;
-    try {
-      request = ViewStates.MAPPER.readTree(ctx.body());
-    } catch (Exception e) {
-      request = null;
-    }
-    if (request == null || !request.isObject()) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, "the body must be a JSON object", Map.of());
-    }
-    request
-        .fieldNames()
-        .forEachRemaining(
-            field -> {
-              if (!COMMIT_FIELDS.contains(field)) {
-                throw new ApiException(
-                    HttpStatus.BAD_REQUEST,
-                    "unknown field '"
-                        + field
-                        + "': a commit has "
-                        + String.join(", ", COMMIT_FIELDS));
-              }
-            });
-    JsonNode table = request.get("table");
-    if (table == null || !table.isTextual()) {
-      throw new ApiException(
-          HttpStatus.BAD_REQUEST,
-          "the body needs 'table', the table that committed as catalog.namespace.table");
-    }
-    TableName name;
-    try {
-      name = TableName.parse(table.asText());
-      // A notice for a catalog Floe does not have would be ignored by every view.
-      catalogs.catalog(name.catalog());
-    } catch (IllegalArgumentException e) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage());
-    }
+    CommitRequest request = CommitRequest.parse(ctx.body(), catalogs);
+    TableName name = request.table();
     CommitNotices.Published sent =
         notices.announce(
             catalogs,
             name,
-            snapshotId(request.get("snapshotId")),
+            request.snapshotId(),
             null,
             note -> LOG.warn("Commit notice for {} posted without its snapshot: {}", name, note));
     ObjectNode body = ViewStates.MAPPER.createObjectNode();
@@ -461,26 +409,6 @@ public final class HttpApi implements AutoCloseable {
     body.put("partition", sent.partition());
     body.put("offset", sent.offset());
     ctx.status(HttpStatus.ACCEPTED).json(body);
-  }
-
-  /** A snapshot id as a JSON integer or, as the API itself writes them, a string of digits. */
-  private static Long snapshotId(JsonNode node) {
-    if (node == null || node.isNull()) {
-      return null;
-    }
-    if (node.isIntegralNumber() && node.canConvertToLong()) {
-      return node.longValue();
-    }
-    if (node.isTextual()) {
-      try {
-        return Long.parseLong(node.asText());
-      } catch (NumberFormatException e) {
-        // Falls through to the refusal.
-      }
-    }
-    throw new ApiException(
-        HttpStatus.BAD_REQUEST,
-        "'snapshotId' must be a snapshot id (a 64-bit integer), not " + node);
   }
 
   /** Live validation for the UI: the query (and, optionally, the rest of a definition). */

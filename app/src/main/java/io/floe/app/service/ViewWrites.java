@@ -1,13 +1,17 @@
 package io.floe.app.service;
 
 import io.floe.topology.store.StoredView;
+import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
+import org.apache.iceberg.catalog.Catalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +30,13 @@ public final class ViewWrites {
 
   private static final Logger LOG = LoggerFactory.getLogger(ViewWrites.class);
 
-  /** Publishes a definition to floe.views: {@link ViewCommands#define} in the service. */
-  @FunctionalInterface
+  /** Writes to floe.views: {@link ViewCommands} in the service. */
   public interface Publisher {
+    /** Publishes a definition at {@code revision}. */
     void define(ViewDefinition view, String origin, long revision) throws InterruptedException;
+
+    /** Publishes the deletion of a view. */
+    void delete(String view) throws InterruptedException;
   }
 
   /** A write that would break a rule, or create a view that exists; nothing was published. */
@@ -49,22 +56,26 @@ public final class ViewWrites {
 
   private final ViewIndex index;
   private final ViewConflicts.Targets targets;
+  private final Function<String, Catalog> catalogs;
   private final Publisher publisher;
   private final String origin;
   private final Duration wait;
 
   /**
+   * @param catalogs the catalog of each name, which drops the target of a deleted view
    * @param origin what the definitions are marked as written by ({@code api})
    * @param wait how long a write waits for the index to show it
    */
   public ViewWrites(
       ViewIndex index,
       ViewConflicts.Targets targets,
+      Function<String, Catalog> catalogs,
       Publisher publisher,
       String origin,
       Duration wait) {
     this.index = index;
     this.targets = targets;
+    this.catalogs = catalogs;
     this.publisher = publisher;
     this.origin = origin;
     this.wait = wait;
@@ -83,6 +94,43 @@ public final class ViewWrites {
   public synchronized Written put(ViewDefinition view)
       throws RefusedException, InterruptedException {
     return write(view);
+  }
+
+  /** Deletes a view: it is no longer maintained; its target stays. */
+  public synchronized void delete(String name) throws InterruptedException {
+    publisher.delete(name);
+  }
+
+  /**
+   * Deletes a view and drops its target, but only a table whose {@code floe.view} property names
+   * this view: otherwise nothing is deleted.
+   *
+   * @return whether a table was dropped (there may be none yet)
+   * @throws RefusedException when the table is not the view's to drop
+   */
+  public synchronized boolean deleteWithTarget(String name, TableName target)
+      throws RefusedException, InterruptedException {
+    Optional<ViewConflicts.ExistingTable> table = targets.existing(target);
+    if (table.isPresent() && !name.equals(table.get().createdFor())) {
+      throw new RefusedException(
+          "Cannot drop "
+              + target
+              + ", the target of view '"
+              + name
+              + "': "
+              + (table.get().createdFor() == null
+                  ? "Floe did not create it"
+                  : "Floe created it for view '" + table.get().createdFor() + "'")
+              + ", so it is not this view's to drop; nothing was deleted (delete without"
+              + " dropTarget to keep the table)");
+    }
+    publisher.delete(name);
+    if (table.isEmpty()) {
+      return false;
+    }
+    boolean dropped = catalogs.apply(target.catalog()).dropTable(target.identifier(), true);
+    LOG.info("Dropped target {} of deleted view {}", target, name);
+    return dropped;
   }
 
   private Written write(ViewDefinition view) throws RefusedException, InterruptedException {

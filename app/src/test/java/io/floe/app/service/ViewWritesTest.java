@@ -43,12 +43,44 @@ class ViewWritesTest {
         RefreshSettings.DEFAULTS);
   }
 
+  private final List<String> deleted = new CopyOnWriteArrayList<>();
+
+  /** A floe.views whose definitions go to {@code onDefine}; deletions are recorded. */
+  private ViewWrites.Publisher publisher(Definitions onDefine) {
+    return new ViewWrites.Publisher() {
+      @Override
+      public void define(ViewDefinition view, String origin, long revision) {
+        published.add(revision);
+        onDefine.define(view, revision);
+      }
+
+      @Override
+      public void delete(String view) {
+        deleted.add(view);
+      }
+    };
+  }
+
+  private interface Definitions {
+    void define(ViewDefinition view, long revision);
+  }
+
   /** A floe.views that the topology reads at once: the index takes each definition in. */
   private ViewWrites.Publisher appliedAtOnce() {
-    return (view, origin, revision) -> {
-      published.add(revision);
-      index.put(view, revision);
-    };
+    return publisher(index::put);
+  }
+
+  private ViewWrites writes(
+      ViewConflicts.Targets targets, ViewWrites.Publisher publisher, Duration wait) {
+    return new ViewWrites(
+        index,
+        targets,
+        catalog -> {
+          throw new IllegalArgumentException("no catalog in this test");
+        },
+        publisher,
+        "api",
+        wait);
   }
 
   @Test
@@ -56,11 +88,9 @@ class ViewWritesTest {
     // Given a write that may wait a minute, published to a floe.views the index has not read yet
     CompletableFuture<Long> sent = new CompletableFuture<>();
     ViewWrites writes =
-        new ViewWrites(
-            index,
+        writes(
             NO_TABLES,
-            (view, origin, revision) -> sent.complete(revision),
-            "api",
+            publisher((view, revision) -> sent.complete(revision)),
             Duration.ofMinutes(1));
     ViewDefinition daily = view("daily", "day", "lake.a.daily");
     CompletableFuture<ViewWrites.Written> write =
@@ -90,12 +120,7 @@ class ViewWritesTest {
   void shouldStopWaitingAfterItsTimeWhenTheIndexNeverShowsTheWrite() throws Exception {
     // Given a floe.views that this instance does not read
     ViewWrites writes =
-        new ViewWrites(
-            index,
-            NO_TABLES,
-            (view, origin, revision) -> published.add(revision),
-            "api",
-            Duration.ofMillis(200));
+        writes(NO_TABLES, publisher((view, revision) -> {}), Duration.ofMillis(200));
 
     // When a view is written
     ViewWrites.Written written = writes.put(view("daily", "day", "lake.a.daily"));
@@ -109,8 +134,7 @@ class ViewWritesTest {
   void shouldGiveTheNextRevisionAfterTheOneInForce() throws Exception {
     // Given a view in force at revision 3
     index.put(view("daily", "day", "lake.a.daily"), 3);
-    ViewWrites writes =
-        new ViewWrites(index, NO_TABLES, appliedAtOnce(), "api", Duration.ofMinutes(1));
+    ViewWrites writes = writes(NO_TABLES, appliedAtOnce(), Duration.ofMinutes(1));
 
     // When it is redefined
     ViewWrites.Written written = writes.put(view("daily", "hour", "lake.a.daily"));
@@ -124,8 +148,7 @@ class ViewWritesTest {
   @Test
   void shouldRefuseToCreateAViewThatExistsAndPublishNothing() {
     index.put(view("daily", "day", "lake.a.daily"), 0);
-    ViewWrites writes =
-        new ViewWrites(index, NO_TABLES, appliedAtOnce(), "api", Duration.ofMinutes(1));
+    ViewWrites writes = writes(NO_TABLES, appliedAtOnce(), Duration.ofMinutes(1));
 
     assertThatThrownBy(() -> writes.create(view("daily", "hour", "lake.a.daily")))
         .isInstanceOf(ViewWrites.RefusedException.class)
@@ -136,13 +159,40 @@ class ViewWritesTest {
   @Test
   void shouldRefuseAViewThatWritesTheTargetOfAnotherAndPublishNothing() {
     index.put(view("daily", "day", "lake.a.daily"), 0);
-    ViewWrites writes =
-        new ViewWrites(index, NO_TABLES, appliedAtOnce(), "api", Duration.ofMinutes(1));
+    ViewWrites writes = writes(NO_TABLES, appliedAtOnce(), Duration.ofMinutes(1));
 
     assertThatThrownBy(() -> writes.put(view("hourly", "hour", "lake.a.daily")))
         .isInstanceOf(ViewWrites.RefusedException.class)
         .hasMessageContaining("daily")
         .hasMessageContaining("hourly");
     assertThat(published).isEmpty();
+  }
+
+  @Test
+  void shouldRefuseToDropATargetFloeDidNotCreateForTheViewAndDeleteNothing() {
+    // Given a view whose target Floe created for another view
+    index.put(view("daily", "day", "lake.a.daily"), 0);
+    ViewConflicts.Targets createdForOther =
+        table ->
+            Optional.of(new ViewConflicts.ExistingTable("weekly", java.util.OptionalLong.empty()));
+    ViewWrites writes = writes(createdForOther, appliedAtOnce(), Duration.ofMinutes(1));
+
+    // When the view is deleted with its target, then nothing is deleted
+    assertThatThrownBy(() -> writes.deleteWithTarget("daily", TableName.parse("lake.a.daily")))
+        .isInstanceOf(ViewWrites.RefusedException.class)
+        .hasMessageContaining("Floe created it for view 'weekly'")
+        .hasMessageContaining("nothing was deleted");
+    assertThat(deleted).isEmpty();
+  }
+
+  @Test
+  void shouldDeleteAViewWhoseTargetDoesNotExistYetAndDropNothing() throws Exception {
+    index.put(view("daily", "day", "lake.a.daily"), 0);
+    ViewWrites writes = writes(NO_TABLES, appliedAtOnce(), Duration.ofMinutes(1));
+
+    boolean dropped = writes.deleteWithTarget("daily", TableName.parse("lake.a.daily"));
+
+    assertThat(dropped).isFalse();
+    assertThat(deleted).containsExactly("daily");
   }
 }
