@@ -227,7 +227,7 @@ function validate() {
         const columns = (result.columns || []).map(c => c.type ? `${c.name} ${c.type}` : c.name).join(', ');
         panel.textContent = `source ${result.source} · bucket date_trunc('${result.granularity}', ${result.bucketColumn}) AS ${result.bucketOutput}`
           + ` · keys ${(result.groupKeys || []).join(', ') || '(none)'} · columns ${columns}`
-          + (result.deltaPath === undefined ? '' : result.deltaPath ? ' · appends folded in (delta path)' : ' · appends recompute their buckets')
+          + (result.deltaPath == null ? '' : result.deltaPath ? ' · appends folded in (delta path)' : ' · appends recompute their buckets')
           + (result.error ? ` · ${result.error}` : '');
       } else {
         panel.className = 'validation bad';

@@ -1,6 +1,6 @@
 package io.floe.app;
 
-import io.floe.topology.view.ViewsFile;
+import io.floe.app.views.ViewsFile;
 import java.time.Duration;
 import picocli.CommandLine;
 

@@ -5,10 +5,10 @@ import io.floe.app.service.CommitNotices;
 import io.floe.topology.view.TableName;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -27,12 +27,7 @@ final class PublishCommitCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(
-      names = "--config",
-      required = true,
-      paramLabel = "FILE",
-      description = "Floe properties file.")
-  Path config;
+  @Mixin ConfigFile.Required config;
 
   @Option(
       names = "--table",
@@ -67,10 +62,10 @@ final class PublishCommitCommand implements Callable<Integer> {
     FloeConfig floeConfig;
     TableName name;
     try {
-      floeConfig = FloeConfig.load(config);
+      floeConfig = config.load();
       name = TableName.parse(table);
     } catch (IOException e) {
-      err.println(config + ": cannot read config file: " + e.getMessage());
+      err.println(config.unreadable(e));
       return 1;
     } catch (ConfigException | IllegalArgumentException e) {
       err.println(e.getMessage());

@@ -2,15 +2,14 @@ package io.floe.app;
 
 import io.floe.app.config.FloeConfig;
 import io.floe.app.service.FloeService;
-import io.floe.topology.view.ViewsFileException;
+import io.floe.app.views.ViewsFileException;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code floe run}: the long-running service. */
@@ -26,14 +25,7 @@ final class RunCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(
-      names = "--config",
-      required = true,
-      paramLabel = "FILE",
-      description =
-          "Properties file: floe.* settings, floe.catalog.<name>.* Iceberg catalogs, and Kafka"
-              + " Streams settings (bootstrap.servers, ...).")
-  Path config;
+  @Mixin ConfigFile.Required config;
 
   @Override
   public Integer call() throws Exception {
@@ -41,10 +33,10 @@ final class RunCommand implements Callable<Integer> {
     FloeConfig floeConfig;
     FloeService service;
     try {
-      floeConfig = FloeConfig.load(config);
+      floeConfig = config.load();
       service = new FloeService(floeConfig);
     } catch (IOException e) {
-      err.println(config + ": cannot read config file: " + e.getMessage());
+      err.println(config.unreadable(e));
       return 1;
     } catch (ConfigException e) {
       err.println(config + ": invalid configuration: " + e.getMessage());

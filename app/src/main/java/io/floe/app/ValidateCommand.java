@@ -3,9 +3,10 @@ package io.floe.app;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
-import io.floe.app.config.FloeConfig;
+import io.floe.app.views.ValidatedViewJson;
+import io.floe.app.views.ViewsFile;
+import io.floe.app.views.ViewsFileException;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ValidatedView;
@@ -13,8 +14,6 @@ import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewValidator;
-import io.floe.topology.view.ViewsFile;
-import io.floe.topology.view.ViewsFileException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -23,9 +22,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
-import org.apache.iceberg.types.Types;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -49,13 +48,7 @@ final class ValidateCommand implements Callable<Integer> {
   @Parameters(arity = "1..*", paramLabel = "FILE", description = "Views files (YAML).")
   List<Path> files;
 
-  @Option(
-      names = "--config",
-      paramLabel = "FILE",
-      description =
-          "Floe properties file; its floe.catalog.<name>.* keys give the catalogs that source"
-              + " schemas are read from.")
-  Path config;
+  @Mixin ConfigFile.Optional config;
 
   @Option(names = "--json", description = "Print a JSON array, one object per view.")
   boolean json;
@@ -72,10 +65,10 @@ final class ValidateCommand implements Callable<Integer> {
       return 1;
     }
     List<ValidatedView> results;
-    if (config == null) {
+    if (config.path() == null) {
       results = withConflicts(ViewValidator.validateStructure(views), table -> Optional.empty());
     } else {
-      try (CatalogConfig catalogs = FloeConfig.loadCatalogs(config)) {
+      try (CatalogConfig catalogs = config.loadCatalogs()) {
         if (catalogs.isEmpty()) {
           err.println(config + ": no catalog configured (floe.catalog.<name>.type=...)");
           return 1;
@@ -84,7 +77,7 @@ final class ValidateCommand implements Callable<Integer> {
             withConflicts(
                 ViewValidator.validate(views, catalogs.schemaLookup()), catalogs.targets());
       } catch (IOException e) {
-        err.println(config + ": cannot read config file: " + e.getMessage());
+        err.println(config.unreadable(e));
         return 1;
       } catch (IllegalArgumentException | ConfigException e) {
         err.println(config + ": " + e.getMessage());
@@ -94,7 +87,7 @@ final class ValidateCommand implements Callable<Integer> {
     if (json) {
       out.println(toJson(results));
     } else {
-      printText(out, results, config != null);
+      printText(out, results, config.path() != null);
     }
     out.flush();
     return results.stream().allMatch(ValidatedView::isValid) ? 0 : 1;
@@ -192,45 +185,7 @@ final class ValidateCommand implements Callable<Integer> {
   private static String toJson(List<ValidatedView> results) throws IOException {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ArrayNode array = mapper.createArrayNode();
-    for (ValidatedView result : results) {
-      ViewDefinition view = result.definition();
-      ObjectNode node = array.addObject();
-      node.put("name", view.name());
-      node.put("valid", result.isValid());
-      node.put("error", result.error());
-      node.put("checked", result.isSchemaChecked() ? "schema" : "structure");
-      ParsedViewQuery query = result.query();
-      ViewPlan plan = result.plan();
-      node.put("source", query == null ? null : query.source().toString());
-      node.put("target", view.target().toString());
-      node.put(
-          "bucketColumn",
-          plan != null ? plan.bucketColumn() : query == null ? null : query.bucketColumn());
-      node.put("bucketOutput", query == null ? null : query.bucketOutput());
-      node.put("granularity", query == null ? null : query.granularity().unit());
-      node.put("timezone", view.zone().getId());
-      ArrayNode keys = node.putArray("groupKeys");
-      if (query != null) {
-        query.groupKeys().forEach(keys::add);
-      }
-      ArrayNode columns = node.putArray("columns");
-      if (plan != null) {
-        for (Types.NestedField column : plan.outputSchema().columns()) {
-          columns.addObject().put("name", column.name()).put("type", column.type().toString());
-        }
-      } else if (query != null) {
-        for (String column : query.outputColumns()) {
-          columns.addObject().put("name", column).putNull("type");
-        }
-      }
-      ArrayNode reads = node.putArray("sourceColumns");
-      if (plan != null) {
-        plan.requiredColumns().forEach(reads::add);
-        node.put("deltaPath", CompiledQuery.foldsAppends(plan));
-      } else {
-        node.putNull("deltaPath");
-      }
-    }
+    results.forEach(result -> array.add(ValidatedViewJson.of(result)));
     return mapper.writeValueAsString(array);
   }
 }

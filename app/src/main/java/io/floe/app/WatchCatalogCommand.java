@@ -5,7 +5,6 @@ import io.floe.app.service.CatalogWatcher;
 import io.floe.topology.view.TableName;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -15,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -35,12 +35,7 @@ final class WatchCatalogCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(
-      names = "--config",
-      required = true,
-      paramLabel = "FILE",
-      description = "Floe properties file (brokers, topics, catalogs).")
-  Path config;
+  @Mixin ConfigFile.Required config;
 
   @Option(
       names = "--interval",
@@ -65,12 +60,12 @@ final class WatchCatalogCommand implements Callable<Integer> {
     FloeConfig floeConfig;
     Set<TableName> extra = new LinkedHashSet<>();
     try {
-      floeConfig = FloeConfig.load(config);
+      floeConfig = config.load();
       for (String table : tables == null ? List.<String>of() : tables) {
         extra.add(TableName.parse(table));
       }
     } catch (IOException e) {
-      err.println(config + ": cannot read config file: " + e.getMessage());
+      err.println(config.unreadable(e));
       return 1;
     } catch (ConfigException | IllegalArgumentException e) {
       err.println(e.getMessage());

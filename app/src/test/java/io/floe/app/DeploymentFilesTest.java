@@ -6,7 +6,7 @@ import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
 import io.floe.app.http.HttpAccess;
 import io.floe.app.http.HttpApi;
-import io.floe.topology.view.ViewsFile;
+import io.floe.app.views.ViewsFile;
 import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;

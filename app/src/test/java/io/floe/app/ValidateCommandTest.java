@@ -244,6 +244,33 @@ class ValidateCommandTest {
   }
 
   @Test
+  void shouldGiveTheRuleAndPositionOfAnInvalidQueryInJsonAsTheApiDoes() throws Exception {
+    // Given a view whose query has no GROUP BY, on its second line
+    Path file =
+        views(
+            """
+            views:
+              - name: flat
+                query: |
+                  SELECT symbol
+                  FROM lake.market.trades
+                target: lake.analytics.flat
+            """);
+
+    // When it is validated with --json
+    Run run = run("validate", "--json", file.toString());
+
+    // Then the object names the rule and where it is broken, as POST /api/validate answers
+    assertThat(run.exitCode()).isEqualTo(1);
+    JsonNode flat = new ObjectMapper().readTree(run.out()).get(0);
+    assertThat(flat.get("valid").asBoolean()).isFalse();
+    assertThat(flat.get("rule").asText()).isEqualTo("NO_GROUP_BY");
+    assertThat(flat.get("line").asInt()).isEqualTo(1);
+    assertThat(flat.get("column").asInt()).isPositive();
+    assertThat(flat.get("target").asText()).isEqualTo("lake.analytics.flat");
+  }
+
+  @Test
   void shouldCheckStructureOnlyWithoutConfigAndSaySo() throws Exception {
     Run run = run("validate", "--json", views(VIEWS).toString());
 

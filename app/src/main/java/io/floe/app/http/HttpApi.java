@@ -1,6 +1,5 @@
 package io.floe.app.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.app.config.CatalogConfig;
@@ -10,6 +9,11 @@ import io.floe.app.metrics.FloeMeters;
 import io.floe.app.metrics.ViewStaleness;
 import io.floe.app.service.CommitNotices;
 import io.floe.app.service.ViewCommands;
+import io.floe.app.service.ViewWrites;
+import io.floe.app.views.ValidatedViewJson;
+import io.floe.app.views.ViewNode;
+import io.floe.app.views.ViewsFile;
+import io.floe.app.views.ViewsFileException;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.store.StoreNames;
@@ -18,12 +22,9 @@ import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ValidatedView;
-import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
 import io.floe.topology.view.ViewValidator;
-import io.floe.topology.view.ViewsFile;
-import io.floe.topology.view.ViewsFileException;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -59,8 +60,9 @@ import org.slf4j.LoggerFactory;
  * read under {@code /internal/} (instances asking each other for view states) is guarded by {@link
  * HttpAccess}; requests that change something must be {@code application/json}, even without a
  * body, so that a web page cannot send them without a CORS preflight, which this server never
- * grants (it sends no {@code Access-Control-*} header). A write of a view is checked against every
- * view in force ({@link ViewConflicts}); a target is dropped only if Floe created it for that view.
+ * grants (it sends no {@code Access-Control-*} header). A write of a view goes through {@link
+ * ViewWrites} (checked against every view in force, published, awaited); a target is dropped only
+ * if Floe created it for that view.
  */
 public final class HttpApi implements AutoCloseable {
 
@@ -82,14 +84,14 @@ public final class HttpApi implements AutoCloseable {
   private static final Set<HandlerType> SAFE_METHODS =
       Set.of(HandlerType.GET, HandlerType.HEAD, HandlerType.OPTIONS);
 
-  /** How long a write waits for the views store to show it. */
-  private static final Duration STORE_WAIT = Duration.ofSeconds(10);
+  /** How long a write waits for this instance's views to show it. */
+  private static final Duration WRITE_WAIT = Duration.ofSeconds(10);
 
   /** The only read under /api/ that everyone may make: names, tables and states, no schemas. */
   private static final Set<String> OPEN_API_READS = Set.of("/api/views");
 
-  /** The fields of a commit posted to {@code /api/commits}. */
-  private static final List<String> COMMIT_FIELDS = List.of("table", "snapshotId");
+  /** The source named in the messages about a request's body. */
+  private static final String REQUEST = "request";
 
   private final Javalin app;
   private final CatalogConfig catalogs;
@@ -99,7 +101,7 @@ public final class HttpApi implements AutoCloseable {
   private final HttpAccess access;
   private final ViewIndex views;
   private final Duration maxStaleness;
-  private final Object writes = new Object();
+  private final ViewWrites writes;
   private volatile KafkaStreams streams;
   private volatile ViewStates states;
   private volatile long acceptableRecoveryLag;
@@ -121,6 +123,8 @@ public final class HttpApi implements AutoCloseable {
     this.meters = meters;
     this.access = access;
     this.views = views;
+    this.writes =
+        new ViewWrites(views, catalogs.targets(), catalogs::catalog, commands, "api", WRITE_WAIT);
     this.app =
         Javalin.create(
             config -> {
@@ -323,34 +327,32 @@ public final class HttpApi implements AutoCloseable {
         compiled.isPresent()
             ? ViewValidator.validate(compiled.get(), catalogs.schemaLookup())
             : check(StoredView.of(definition).toDefinition());
-    body.set("plan", ViewJson.plan(checked));
+    body.set("plan", ValidatedViewJson.forWrite(checked));
     body.set("recentRefreshes", ViewJson.recent(state));
     ctx.json(body);
   }
 
   private void createView(Context ctx) throws InterruptedException {
     ViewDefinition view = parse(ctx.body(), null);
-    synchronized (writes) {
-      Map<String, ViewRecord> definitions = definitions();
-      if (definitions.containsKey(view.name())) {
-        throw new ApiException(
-            HttpStatus.CONFLICT, "view '" + view.name() + "' already exists; PUT to change it");
-      }
-      publish(view, definitions);
+    requireStarted();
+    try {
+      writes.create(view);
+    } catch (ViewWrites.RefusedException e) {
+      throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     }
     ctx.status(HttpStatus.CREATED).json(Map.of("name", view.name(), "version", view.version()));
   }
 
   private void updateView(Context ctx) throws InterruptedException {
-    String name = ctx.pathParam("name");
-    ViewDefinition view = parse(ctx.body(), name);
-    boolean existed;
-    synchronized (writes) {
-      Map<String, ViewRecord> definitions = definitions();
-      existed = definitions.containsKey(name);
-      publish(view, definitions);
+    ViewDefinition view = parse(ctx.body(), ctx.pathParam("name"));
+    requireStarted();
+    ViewWrites.Written written;
+    try {
+      written = writes.put(view);
+    } catch (ViewWrites.RefusedException e) {
+      throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     }
-    ctx.status(existed ? HttpStatus.OK : HttpStatus.CREATED)
+    ctx.status(written.created() ? HttpStatus.CREATED : HttpStatus.OK)
         .json(Map.of("name", view.name(), "version", view.version()));
   }
 
@@ -361,29 +363,15 @@ public final class HttpApi implements AutoCloseable {
   private void deleteView(Context ctx) throws InterruptedException {
     String name = ctx.pathParam("name");
     ViewRecord definition = definition(name);
-    boolean drop = Boolean.parseBoolean(ctx.queryParam("dropTarget"));
-    TableName target = TableName.parse(definition.getTarget());
-    Optional<ViewConflicts.ExistingTable> table =
-        drop ? catalogs.targets().existing(target) : Optional.empty();
-    if (table.isPresent() && !name.equals(table.get().createdFor())) {
-      throw new ApiException(
-          HttpStatus.CONFLICT,
-          "Cannot drop "
-              + target
-              + ", the target of view '"
-              + name
-              + "': "
-              + (table.get().createdFor() == null
-                  ? "Floe did not create it"
-                  : "Floe created it for view '" + table.get().createdFor() + "'")
-              + ", so it is not this view's to drop; nothing was deleted (delete without"
-              + " dropTarget to keep the table)");
-    }
-    commands.delete(name);
     boolean dropped = false;
-    if (table.isPresent()) {
-      dropped = catalogs.catalog(target.catalog()).dropTable(target.identifier(), true);
-      LOG.info("Dropped target {} of deleted view {}", target, name);
+    if (Boolean.parseBoolean(ctx.queryParam("dropTarget"))) {
+      try {
+        dropped = writes.deleteWithTarget(name, TableName.parse(definition.getTarget()));
+      } catch (ViewWrites.RefusedException e) {
+        throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
+      }
+    } else {
+      writes.delete(name);
     }
     ctx.json(Map.of("name", name, "deleted", true, "targetDropped", dropped));
   }
@@ -403,47 +391,13 @@ public final class HttpApi implements AutoCloseable {
    * request instead of a JVM per notice.
    */
   private void announceCommit(Context ctx) throws InterruptedException {
-    JsonNode request;
-    try {
-      request = ViewStates.MAPPER.readTree(ctx.body());
-    } catch (Exception e) {
-      request = null;
-    }
-    if (request == null || !request.isObject()) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, "the body must be a JSON object", Map.of());
-    }
-    request
-        .fieldNames()
-        .forEachRemaining(
-            field -> {
-              if (!COMMIT_FIELDS.contains(field)) {
-                throw new ApiException(
-                    HttpStatus.BAD_REQUEST,
-                    "unknown field '"
-                        + field
-                        + "': a commit has "
-                        + String.join(", ", COMMIT_FIELDS));
-              }
-            });
-    JsonNode table = request.get("table");
-    if (table == null || !table.isTextual()) {
-      throw new ApiException(
-          HttpStatus.BAD_REQUEST,
-          "the body needs 'table', the table that committed as catalog.namespace.table");
-    }
-    TableName name;
-    try {
-      name = TableName.parse(table.asText());
-      // A notice for a catalog Floe does not have would be ignored by every view.
-      catalogs.catalog(name.catalog());
-    } catch (IllegalArgumentException e) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage());
-    }
+    CommitRequest request = CommitRequest.parse(ctx.body(), catalogs);
+    TableName name = request.table();
     CommitNotices.Published sent =
         notices.announce(
             catalogs,
             name,
-            snapshotId(request.get("snapshotId")),
+            request.snapshotId(),
             null,
             note -> LOG.warn("Commit notice for {} posted without its snapshot: {}", name, note));
     ObjectNode body = ViewStates.MAPPER.createObjectNode();
@@ -457,71 +411,44 @@ public final class HttpApi implements AutoCloseable {
     ctx.status(HttpStatus.ACCEPTED).json(body);
   }
 
-  /** A snapshot id as a JSON integer or, as the API itself writes them, a string of digits. */
-  private static Long snapshotId(JsonNode node) {
-    if (node == null || node.isNull()) {
-      return null;
-    }
-    if (node.isIntegralNumber() && node.canConvertToLong()) {
-      return node.longValue();
-    }
-    if (node.isTextual()) {
-      try {
-        return Long.parseLong(node.asText());
-      } catch (NumberFormatException e) {
-        // Falls through to the refusal.
-      }
-    }
-    throw new ApiException(
-        HttpStatus.BAD_REQUEST,
-        "'snapshotId' must be a snapshot id (a 64-bit integer), not " + node);
-  }
-
   /** Live validation for the UI: the query (and, optionally, the rest of a definition). */
   private void validate(Context ctx) {
-    ObjectNode request;
-    try {
-      request = (ObjectNode) ViewStates.MAPPER.readTree(ctx.body());
-    } catch (Exception e) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, "the body must be a JSON object", Map.of());
-    }
-    if (!request.hasNonNull("name")) {
-      request.put("name", "validate");
-    }
-    if (!request.hasNonNull("target")) {
-      request.put("target", "validate.validate.validate");
-    }
+    ViewNode.Mapping request = body(ctx.body());
+    request =
+        withDefault(
+            withDefault(request, "name", "validate"), "target", "validate.validate.validate");
     ViewDefinition view;
     try {
-      view = parseDefinition(request.toString());
-    } catch (ApiException e) {
-      ctx.json(ViewJson.invalid(e.getMessage(), e.details));
+      view = ViewsFile.view(REQUEST, request);
+    } catch (ViewsFileException e) {
+      ctx.json(ViewJson.invalid(e.getMessage(), Map.of()));
       return;
     }
-    ctx.json(ViewJson.plan(check(view)));
+    ctx.json(ValidatedViewJson.forWrite(check(view)));
   }
 
   private ViewDefinition parse(String body, String pathName) {
-    ObjectNode request;
-    try {
-      request = (ObjectNode) ViewStates.MAPPER.readTree(body);
-    } catch (Exception e) {
-      throw new ApiException(HttpStatus.BAD_REQUEST, "the body must be a JSON object", Map.of());
-    }
+    ViewNode.Mapping request = body(body);
     if (pathName != null) {
-      if (request.hasNonNull("name") && !request.get("name").asText().equals(pathName)) {
+      Optional<ViewNode> named = request.get("name").filter(name -> !name.isNull());
+      if (named.isPresent() && !pathName.equals(named.get().scalarText())) {
         throw new ApiException(
             HttpStatus.BAD_REQUEST,
             "the name in the body ("
-                + request.get("name").asText()
+                + named.get().scalarText()
                 + ") is not the path's ("
                 + pathName
                 + ")",
             Map.of());
       }
-      request.put("name", pathName);
+      request = request.with("name", pathName);
     }
-    ViewDefinition view = parseDefinition(request.toString());
+    ViewDefinition view;
+    try {
+      view = ViewsFile.view(REQUEST, request);
+    } catch (ViewsFileException e) {
+      throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage(), Map.of());
+    }
     ValidatedView checked = check(view);
     if (!checked.isValid() && !checked.sourceMissing()) {
       InvalidViewException invalid = checked.invalidQuery();
@@ -538,17 +465,19 @@ public final class HttpApi implements AutoCloseable {
     return view;
   }
 
-  /** A definition from the JSON body, with the same fields and checks as a views file entry. */
-  private static ViewDefinition parseDefinition(String json) {
+  /** A request's JSON object, each field with its position in the body for messages. */
+  private static ViewNode.Mapping body(String body) {
     try {
-      List<ViewDefinition> views = ViewsFile.parse("request", "{\"views\": [" + json + "]}");
-      if (views.size() != 1) {
-        throw new ApiException(HttpStatus.BAD_REQUEST, "expected one view definition", Map.of());
-      }
-      return views.get(0);
+      return ViewNode.jsonObject(REQUEST, body);
     } catch (ViewsFileException e) {
       throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage(), Map.of());
     }
+  }
+
+  private static ViewNode.Mapping withDefault(ViewNode.Mapping request, String key, String value) {
+    return request.get(key).filter(node -> !node.isNull()).isPresent()
+        ? request
+        : request.with(key, value);
   }
 
   /** A view as listed, from its compiled form in the index. */
@@ -566,51 +495,6 @@ public final class HttpApi implements AutoCloseable {
     return ViewValidator.validate(List.of(view), catalogs.schemaLookup()).get(0);
   }
 
-  /**
-   * Publishes a view once it keeps the rules with every view in force; callers hold {@link
-   * #writes}, so that two requests to this instance cannot both pass the check and then conflict.
-   */
-  private void publish(ViewDefinition view, Map<String, ViewRecord> definitions)
-      throws InterruptedException {
-    Map<String, String> refused = ViewConflicts.check(views, List.of(view), catalogs.targets());
-    if (!refused.isEmpty()) {
-      throw new ApiException(HttpStatus.CONFLICT, refused.get(view.name()));
-    }
-    ViewRecord current = definitions.get(view.name());
-    long revision =
-        StoredView.nextRevision(
-            current == null || current.getRevision() == null
-                ? OptionalLong.empty()
-                : OptionalLong.of(current.getRevision()),
-            catalogs.targets().revision(view));
-    commands.define(view, "api", revision);
-    LOG.info(
-        "View {} written through the API (version {}, revision {})",
-        view.name(),
-        view.version(),
-        revision);
-    awaitInStore(view);
-  }
-
-  /**
-   * Waits, for a few seconds at most, until the views store shows the write, so that the next
-   * request to this instance is checked against it and reads it back.
-   */
-  private void awaitInStore(ViewDefinition view) throws InterruptedException {
-    long deadline = System.nanoTime() + STORE_WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      ViewRecord stored = definitions().get(view.name());
-      if (stored != null && StoredView.of(stored).toDefinition().version().equals(view.version())) {
-        return;
-      }
-      Thread.sleep(20);
-    }
-    LOG.warn(
-        "View {} was written but the views store does not show it after {} s",
-        view.name(),
-        STORE_WAIT.toSeconds());
-  }
-
   private ViewRecord definition(String name) {
     return Optional.ofNullable(definitions().get(name))
         .orElseThrow(
@@ -620,23 +504,40 @@ public final class HttpApi implements AutoCloseable {
   /** Every definition, from the global views store. */
   private Map<String, ViewRecord> definitions() {
     Map<String, ViewRecord> views = new TreeMap<>();
+    try (KeyValueIterator<String, ViewRecord> all = viewsStore().all()) {
+      all.forEachRemaining(entry -> views.put(entry.key, entry.value));
+    } catch (InvalidStateStoreException e) {
+      throw starting(e);
+    }
+    return views;
+  }
+
+  /**
+   * Refuses a write until this instance reads floe.views: before, its views do not hold the views
+   * in force and a write could neither be checked against them nor be seen to arrive.
+   */
+  private void requireStarted() {
+    viewsStore();
+  }
+
+  /** The global views store, or a 503 while Floe is starting. */
+  private ReadOnlyKeyValueStore<String, ViewRecord> viewsStore() {
     KafkaStreams s = streams;
     if (s == null) {
       throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, "Floe is starting", Map.of());
     }
     try {
-      ReadOnlyKeyValueStore<String, ViewRecord> store =
-          s.store(
-              StoreQueryParameters.fromNameAndType(
-                  StoreNames.VIEWS, QueryableStoreTypes.keyValueStore()));
-      try (KeyValueIterator<String, ViewRecord> all = store.all()) {
-        all.forEachRemaining(entry -> views.put(entry.key, entry.value));
-      }
+      return s.store(
+          StoreQueryParameters.fromNameAndType(
+              StoreNames.VIEWS, QueryableStoreTypes.keyValueStore()));
     } catch (InvalidStateStoreException e) {
-      throw new ApiException(
-          HttpStatus.SERVICE_UNAVAILABLE, "Floe is starting: " + e.getMessage(), Map.of());
+      throw starting(e);
     }
-    return views;
+  }
+
+  private static ApiException starting(InvalidStateStoreException e) {
+    return new ApiException(
+        HttpStatus.SERVICE_UNAVAILABLE, "Floe is starting: " + e.getMessage(), Map.of());
   }
 
   static ObjectNode error(String message, Map<String, ?> details) {

@@ -6,11 +6,8 @@ import io.floe.app.metrics.ViewStaleness;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.view.ParsedViewQuery;
-import io.floe.topology.view.ValidatedView;
 import io.floe.topology.view.ViewIndex;
-import io.floe.topology.view.ViewPlan;
 import java.util.Map;
-import org.apache.iceberg.types.Types;
 
 /**
  * The JSON shapes of the views API. Times are epoch milliseconds. Snapshot ids are strings: they
@@ -117,40 +114,6 @@ final class ViewJson {
     }
     node.put("origin", record.getOrigin());
     node.put("updatedAt", record.getUpdatedAt().toEpochMilli());
-    return node;
-  }
-
-  /** What Floe derives from a view, or why it is invalid (the shape of floe validate --json). */
-  static ObjectNode plan(ValidatedView checked) {
-    ObjectNode node = ViewStates.MAPPER.createObjectNode();
-    node.put("valid", checked.isValid() || checked.sourceMissing());
-    node.put("error", checked.error());
-    node.put("checked", checked.isSchemaChecked() ? "schema" : "structure");
-    if (checked.invalidQuery() != null) {
-      node.put("rule", checked.invalidQuery().rule().name());
-      node.put("line", checked.invalidQuery().line());
-      node.put("column", checked.invalidQuery().column());
-    }
-    ParsedViewQuery query = checked.query();
-    ViewPlan plan = checked.plan();
-    if (query != null) {
-      node.put("source", query.source().toString());
-      node.put("bucketColumn", plan != null ? plan.bucketColumn() : query.bucketColumn());
-      node.put("bucketOutput", query.bucketOutput());
-      node.put("granularity", query.granularity().unit());
-      node.put("timezone", checked.definition().zone().getId());
-      ArrayNode keys = node.putArray("groupKeys");
-      query.groupKeys().forEach(keys::add);
-      ArrayNode columns = node.putArray("columns");
-      if (plan != null) {
-        for (Types.NestedField column : plan.outputSchema().columns()) {
-          columns.addObject().put("name", column.name()).put("type", column.type().toString());
-        }
-        node.put("deltaPath", io.floe.topology.refresh.eval.CompiledQuery.foldsAppends(plan));
-      } else {
-        query.outputColumns().forEach(c -> columns.addObject().put("name", c).putNull("type"));
-      }
-    }
     return node;
   }
 

@@ -2,6 +2,7 @@ package io.floe.app.service;
 
 import io.floe.app.config.CatalogConfig;
 import io.floe.app.config.FloeConfig;
+import io.floe.app.views.ViewRecords;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.TableName;

@@ -5,6 +5,10 @@ import io.floe.app.config.FloeConfig;
 import io.floe.app.http.HttpAccess;
 import io.floe.app.http.HttpApi;
 import io.floe.app.metrics.FloeMeters;
+import io.floe.app.views.ViewsFile;
+import io.floe.app.views.ViewsFileException;
+import io.floe.app.views.ViewsFileWatcher;
+import io.floe.app.views.ViewsPublisher;
 import io.floe.topology.FloeTopology;
 import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
@@ -14,8 +18,6 @@ import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
-import io.floe.topology.view.ViewsFile;
-import io.floe.topology.view.ViewsFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,12 +26,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.iceberg.util.ThreadPools;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
@@ -101,20 +101,10 @@ public final class FloeService implements AutoCloseable {
                         .filter(current -> current.version().equals(view.version()))
                         .isPresent()),
             config.getInt(FloeConfig.REFRESH_THREADS));
-    this.io =
-        Executors.newFixedThreadPool(config.getInt(FloeConfig.IO_THREADS), daemons("floe-io-"));
+    this.io = ThreadPools.newFixedThreadPool("floe-io", config.getInt(FloeConfig.IO_THREADS));
     this.globalDeadLetters =
         new GlobalDeadLetters(config.clientProperties(), config.topics().dlq());
     startup.ended("set-up");
-  }
-
-  private static ThreadFactory daemons(String prefix) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 
   /**

@@ -21,7 +21,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Writes view definitions to floe.views and refresh requests to floe.requests: the only way the API
  * and the views file change what Floe maintains, so that every instance sees the same views.
  */
-public final class ViewCommands implements AutoCloseable {
+public final class ViewCommands implements ViewWrites.Publisher, AutoCloseable {
 
   private final KafkaProducer<String, byte[]> producer;
   private final FloeTopology.Topics topics;
@@ -41,6 +41,7 @@ public final class ViewCommands implements AutoCloseable {
    *
    * @param revision its revision ({@link StoredView#nextRevision})
    */
+  @Override
   public void define(ViewDefinition view, String origin, long revision)
       throws InterruptedException {
     ViewRecord record = StoredView.toRecord(view, origin, Instant.now(), revision);
@@ -51,6 +52,7 @@ public final class ViewCommands implements AutoCloseable {
   }
 
   /** Deletes a view: it is no longer maintained; its target table stays. */
+  @Override
   public void delete(String view) throws InterruptedException {
     send(topics.views(), view, null);
   }

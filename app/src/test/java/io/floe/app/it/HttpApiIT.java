@@ -217,6 +217,22 @@ class HttpApiIT {
   }
 
   @Test
+  void shouldRejectAViewBodyWithThePositionOfTheProblemInTheBody() throws Exception {
+    // Given a body that is not JSON on its third line, and one with an unknown field there
+    String malformed = "{\n  \"name\": \"x\",\n  \"query\": ,\n  \"target\": \"lake.a.x\"\n}";
+    String unknown = "{\n  \"name\": \"x\",\n  \"querry\": \"SELECT 1\"\n}";
+
+    // When they are posted
+    String malformedError = error(send("POST", "/api/views", malformed, TOKEN));
+    String unknownError = error(send("POST", "/api/views", unknown, TOKEN));
+
+    // Then each answer says where in the body the problem is, as for a views file
+    assertThat(malformedError).startsWith("request:3:12: malformed JSON");
+    assertThat(unknownError).startsWith("request:3:3: view 'x': unknown field 'querry'");
+    assertThat(json(get("/api/views"))).isEmpty();
+  }
+
+  @Test
   void shouldAnswer404ForAnUnknownViewAnd409ForADuplicate() throws Exception {
     assertThat(get("/api/views/nope", TOKEN).statusCode()).isEqualTo(404);
     assertThat(send("POST", "/api/views/nope/refresh", null, TOKEN).statusCode()).isEqualTo(404);

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.floe.app.config.FloeConfig;
-import io.floe.app.service.ViewsPublisher;
 import io.floe.app.testing.LogCapture;
+import io.floe.app.views.ViewsPublisher;
 import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.RefreshMode;
 import io.floe.testing.IcebergFixture;

@@ -1,12 +1,15 @@
 package io.floe.topology.view;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,7 +88,7 @@ public final class ViewIndex {
     byName.put(compiled.name(), compiled);
     Map<String, Rejected> rejected = new HashMap<>(now.rejected());
     rejected.remove(compiled.name());
-    snapshot = Snapshot.of(byName, rejected, now.generation() + 1);
+    replace(Snapshot.of(byName, rejected, now.generation() + 1));
   }
 
   /**
@@ -108,7 +111,7 @@ public final class ViewIndex {
     Map<String, CompiledView> byName = new HashMap<>(now.byName());
     Map<String, Rejected> rejected = new HashMap<>(now.rejected());
     rejected.put(name, new Rejected(revision, reason));
-    snapshot = Snapshot.of(byName, rejected, now.generation() + 1);
+    replace(Snapshot.of(byName, rejected, now.generation() + 1));
   }
 
   /** Takes a view out of force: it was deleted. */
@@ -121,7 +124,50 @@ public final class ViewIndex {
     byName.remove(name);
     Map<String, Rejected> rejected = new HashMap<>(now.rejected());
     rejected.remove(name);
-    snapshot = Snapshot.of(byName, rejected, now.generation() + 1);
+    replace(Snapshot.of(byName, rejected, now.generation() + 1));
+  }
+
+  /** Publishes a new snapshot and wakes the writers waiting for a revision to arrive. */
+  private void replace(Snapshot next) {
+    snapshot = next;
+    notifyAll();
+  }
+
+  /**
+   * The newest revision of the view's definition that the index has taken in, in force or rejected;
+   * empty when the view has none (never defined, or deleted).
+   */
+  public OptionalLong revision(String name) {
+    Snapshot now = snapshot;
+    CompiledView view = now.byName().get(name);
+    Rejected rejected = now.rejected().get(name);
+    if (view == null && rejected == null) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(
+        Math.max(
+            view == null ? Long.MIN_VALUE : view.revision(),
+            rejected == null ? Long.MIN_VALUE : rejected.revision()));
+  }
+
+  /**
+   * Waits until the index has taken in the view's definition at {@code revision} or a newer one
+   * (DESIGN §3.6: a view's revisions only grow), for at most {@code timeout}; woken by the update
+   * that brings it, not by polling.
+   *
+   * @return whether the revision arrived in time
+   */
+  public synchronized boolean awaitRevision(String name, long revision, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (revision(name).orElse(Long.MIN_VALUE) < revision) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
   }
 
   /** The view in force named {@code name}. */

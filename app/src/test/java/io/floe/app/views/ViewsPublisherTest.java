@@ -1,4 +1,4 @@
-package io.floe.app.service;
+package io.floe.app.views;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

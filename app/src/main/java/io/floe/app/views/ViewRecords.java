@@ -1,4 +1,4 @@
-package io.floe.app.service;
+package io.floe.app.views;
 
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.processor.DeadLetters;
@@ -14,14 +14,14 @@ import org.slf4j.LoggerFactory;
  * Such a record is skipped with a warning, and the earlier definition of its view stays in force,
  * as in the topology, whose global thread dead-letters it.
  */
-final class ViewRecords {
+public final class ViewRecords {
 
   private static final Logger LOG = LoggerFactory.getLogger(ViewRecords.class);
 
   private ViewRecords() {}
 
   /** The definition in a record whose value is not null, or null when it does not decode. */
-  static ViewRecord decode(
+  public static ViewRecord decode(
       Deserializer<ViewRecord> records, ConsumerRecord<String, byte[]> record) {
     try {
       return records.deserialize(record.topic(), record.headers(), record.value());

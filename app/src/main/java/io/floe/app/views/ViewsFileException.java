@@ -1,4 +1,4 @@
-package io.floe.topology.view;
+package io.floe.app.views;
 
 /**
  * A views file that cannot be read as views: malformed YAML, a missing or unknown field, a

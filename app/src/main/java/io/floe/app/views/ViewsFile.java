@@ -1,6 +1,9 @@
-package io.floe.topology.view;
+package io.floe.app.views;
 
-import io.floe.topology.view.sql.ViewQueryParser;
+import io.floe.topology.view.RefreshSettings;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.TargetPartitionField;
+import io.floe.topology.view.ViewDefinition;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
@@ -24,14 +27,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
-import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
-import org.yaml.snakeyaml.nodes.NodeTuple;
-import org.yaml.snakeyaml.nodes.ScalarNode;
-import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
  * Reads views files (DESIGN §1):
@@ -53,7 +51,9 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * </pre>
  *
  * Every problem is reported with the file, line and column, the view and the field; all problems of
- * a file are reported together. The query itself is checked later, by {@link ViewQueryParser}.
+ * a file are reported together. The HTTP API's bodies are checked by the same rules ({@link
+ * #view}), read from JSON by {@link ViewNode#jsonObject}. The query itself is checked later, by
+ * {@link io.floe.topology.view.ViewValidator}.
  */
 public final class ViewsFile {
 
@@ -152,41 +152,43 @@ public final class ViewsFile {
   }
 
   private List<ViewDefinition> read(String yaml) throws ViewsFileException {
-    Node root;
+    Node composed;
     try {
       LoaderOptions options = new LoaderOptions();
       options.setAllowDuplicateKeys(false);
-      root = new Yaml(options).compose(new StringReader(yaml));
+      composed = new Yaml(options).compose(new StringReader(yaml));
     } catch (MarkedYAMLException e) {
-      throw new ViewsFileException(at(e.getProblemMark()) + "malformed YAML: " + e.getProblem());
+      throw new ViewsFileException(
+          at(ViewNode.Position.of(e.getProblemMark())) + "malformed YAML: " + e.getProblem());
     } catch (YAMLException e) {
       throw new ViewsFileException(source + ": malformed YAML: " + e.getMessage());
     }
-    if (root == null || isNull(root)) {
+    ViewNode root = composed == null ? null : ViewNode.of(composed);
+    if (root == null || root.isNull()) {
       throw new ViewsFileException(
           source
               + ": the views file is empty (if it is being written, it is read again); write"
               + " 'views: []' to remove every view");
     }
-    List<Node> items = viewsList(root);
+    List<ViewNode> items = viewsList(root);
     if (items == null) {
       throw new ViewsFileException(String.join("\n", problems));
     }
     List<ViewDefinition> views = new ArrayList<>();
-    Map<String, Node> names = new LinkedHashMap<>();
-    for (Node item : items) {
+    Map<String, ViewNode> names = new LinkedHashMap<>();
+    for (ViewNode item : items) {
       ViewDefinition view = view(item);
       if (view == null) {
         continue;
       }
-      Node earlier = names.putIfAbsent(view.name(), item);
+      ViewNode earlier = names.putIfAbsent(view.name(), item);
       if (earlier != null) {
         problems.add(
-            at(item.getStartMark())
+            at(item.at())
                 + "view '"
                 + view.name()
                 + "' is declared twice (first at line "
-                + line(earlier)
+                + earlier.at().line()
                 + ")");
       } else {
         views.add(view);
@@ -198,60 +200,72 @@ public final class ViewsFile {
     return views;
   }
 
+  /**
+   * Reads one view definition with the fields and checks of a views file entry, whatever syntax it
+   * was written in (the HTTP API's JSON bodies come here too).
+   *
+   * @param source what the definition was read from, for messages
+   * @throws ViewsFileException listing every problem, each at its line and column
+   */
+  public static ViewDefinition view(String source, ViewNode node) throws ViewsFileException {
+    ViewsFile reader = new ViewsFile(source);
+    ViewDefinition view = reader.view(node);
+    if (view == null) {
+      throw new ViewsFileException(String.join("\n", reader.problems));
+    }
+    return view;
+  }
+
   /** The items of the top-level {@code views} list, or null after recording why there is none. */
-  private List<Node> viewsList(Node root) {
-    if (!(root instanceof MappingNode mapping)) {
-      problems.add(at(root.getStartMark()) + "expected a mapping with a 'views' list");
+  private List<ViewNode> viewsList(ViewNode root) {
+    if (!(root instanceof ViewNode.Mapping mapping)) {
+      problems.add(at(root.at()) + "expected a mapping with a 'views' list");
       return null;
     }
-    Node views = null;
-    for (NodeTuple tuple : mapping.getValue()) {
-      String key = scalar(tuple.getKeyNode());
-      if ("views".equals(key)) {
-        views = tuple.getValueNode();
+    ViewNode views = null;
+    for (ViewNode.Mapping.Field field : mapping.fields()) {
+      if ("views".equals(field.key())) {
+        views = field.value();
       } else {
         problems.add(
-            at(tuple.getKeyNode().getStartMark())
-                + "unknown top-level field '"
-                + key
-                + "' (expected: views)");
+            at(field.keyAt()) + "unknown top-level field '" + field.key() + "' (expected: views)");
       }
     }
     if (views == null) {
-      problems.add(at(root.getStartMark()) + "missing field 'views'");
+      problems.add(at(root.at()) + "missing field 'views'");
       return null;
     }
-    if (isNull(views)) {
+    if (views.isNull()) {
       problems.add(
-          at(root.getStartMark())
+          at(root.at())
               + "'views' has no list (the file may be cut short); write 'views: []' to remove"
               + " every view");
       return null;
     }
-    if (!(views instanceof SequenceNode sequence)) {
-      problems.add(at(views.getStartMark()) + "'views' must be a list of views");
+    if (!(views instanceof ViewNode.Sequence sequence)) {
+      problems.add(at(views.at()) + "'views' must be a list of views");
       return null;
     }
-    return sequence.getValue();
+    return sequence.items();
   }
 
-  private ViewDefinition view(Node node) {
-    if (!(node instanceof MappingNode mapping)) {
-      problems.add(at(node.getStartMark()) + "each view must be a mapping with name and query");
+  private ViewDefinition view(ViewNode node) {
+    if (!(node instanceof ViewNode.Mapping mapping)) {
+      problems.add(at(node.at()) + "each view must be a mapping with name and query");
       return null;
     }
-    Map<String, NodeTuple> fields = new LinkedHashMap<>();
-    for (NodeTuple tuple : mapping.getValue()) {
-      fields.put(scalar(tuple.getKeyNode()), tuple);
+    Map<String, ViewNode.Mapping.Field> fields = new LinkedHashMap<>();
+    for (ViewNode.Mapping.Field field : mapping.fields()) {
+      fields.put(field.key(), field);
     }
     String name = text(fields.get(NAME));
-    String label = name == null ? "view at line " + line(node) : "view '" + name + "'";
+    String label = name == null ? "view at line " + node.at().line() : "view '" + name + "'";
     int before = problems.size();
 
-    for (Map.Entry<String, NodeTuple> field : fields.entrySet()) {
+    for (Map.Entry<String, ViewNode.Mapping.Field> field : fields.entrySet()) {
       if (!VIEW_FIELDS.contains(field.getKey())) {
         problems.add(
-            at(field.getValue().getKeyNode().getStartMark())
+            at(field.getValue().keyAt())
                 + label
                 + ": unknown field '"
                 + field.getKey()
@@ -261,10 +275,10 @@ public final class ViewsFile {
       }
     }
     if (name == null) {
-      problems.add(at(node.getStartMark()) + label + ": missing field 'name'");
+      problems.add(at(node.at()) + label + ": missing field 'name'");
     } else if (!VIEW_NAME.matcher(name).matches()) {
       problems.add(
-          at(valueMark(fields.get(NAME)))
+          at(valueAt(fields.get(NAME)))
               + label
               + ": field 'name' must be letters, digits, '_', '-' or '.', at most 200");
     }
@@ -281,22 +295,23 @@ public final class ViewsFile {
   }
 
   private String requiredText(
-      Map<String, NodeTuple> fields, String field, Node view, String label) {
-    NodeTuple tuple = fields.get(field);
+      Map<String, ViewNode.Mapping.Field> fields, String field, ViewNode view, String label) {
+    ViewNode.Mapping.Field tuple = fields.get(field);
     if (tuple == null) {
-      problems.add(at(view.getStartMark()) + label + ": missing field '" + field + "'");
+      problems.add(at(view.at()) + label + ": missing field '" + field + "'");
       return null;
     }
     String value = text(tuple);
     if (value == null || value.isBlank()) {
       problems.add(
-          at(valueMark(tuple)) + label + ": field '" + field + "' must be a non-empty string");
+          at(valueAt(tuple)) + label + ": field '" + field + "' must be a non-empty string");
       return null;
     }
     return value;
   }
 
-  private TableName target(Map<String, NodeTuple> fields, Node view, String label) {
+  private TableName target(
+      Map<String, ViewNode.Mapping.Field> fields, ViewNode view, String label) {
     String value = requiredText(fields, TARGET, view, label);
     if (value == null) {
       return null;
@@ -304,27 +319,26 @@ public final class ViewsFile {
     try {
       return TableName.parse(value.trim());
     } catch (IllegalArgumentException e) {
-      problems.add(
-          at(valueMark(fields.get(TARGET))) + label + ": field 'target': " + e.getMessage());
+      problems.add(at(valueAt(fields.get(TARGET))) + label + ": field 'target': " + e.getMessage());
       return null;
     }
   }
 
-  private List<TargetPartitionField> partitioning(NodeTuple tuple, String label) {
-    if (tuple == null || isNull(tuple.getValueNode())) {
+  private List<TargetPartitionField> partitioning(ViewNode.Mapping.Field tuple, String label) {
+    if (tuple == null || tuple.value().isNull()) {
       return List.of();
     }
     List<String> texts = new ArrayList<>();
-    Node value = tuple.getValueNode();
-    if (value instanceof SequenceNode sequence) {
-      for (Node item : sequence.getValue()) {
-        texts.add(scalar(item));
+    ViewNode value = tuple.value();
+    if (value instanceof ViewNode.Sequence sequence) {
+      for (ViewNode item : sequence.items()) {
+        texts.add(item.scalarText());
       }
-    } else if (value instanceof ScalarNode) {
-      texts.addAll(trinoArray(scalar(value)));
+    } else if (value instanceof ViewNode.Scalar scalar) {
+      texts.addAll(trinoArray(scalar.text()));
     } else {
       problems.add(
-          at(value.getStartMark())
+          at(value.at())
               + label
               + ": field 'target_partitioning' must be a list such as [day(minute_ts)]");
       return List.of();
@@ -334,8 +348,7 @@ public final class ViewsFile {
       try {
         fields.add(TargetPartitionField.parse(text == null ? "" : text));
       } catch (IllegalArgumentException e) {
-        problems.add(
-            at(value.getStartMark()) + label + ": field 'target_partitioning': " + e.getMessage());
+        problems.add(at(value.at()) + label + ": field 'target_partitioning': " + e.getMessage());
       }
     }
     return fields;
@@ -358,8 +371,8 @@ public final class ViewsFile {
     return items;
   }
 
-  private ZoneId zone(NodeTuple tuple, String label) {
-    if (tuple == null || isNull(tuple.getValueNode())) {
+  private ZoneId zone(ViewNode.Mapping.Field tuple, String label) {
+    if (tuple == null || tuple.value().isNull()) {
       return null;
     }
     String id = text(tuple);
@@ -367,7 +380,7 @@ public final class ViewsFile {
       return ZoneId.of(id == null ? "" : id.trim());
     } catch (DateTimeException e) {
       problems.add(
-          at(valueMark(tuple))
+          at(valueAt(tuple))
               + label
               + ": field 'timezone': unknown time zone '"
               + id
@@ -376,13 +389,13 @@ public final class ViewsFile {
     }
   }
 
-  private RefreshSettings refresh(NodeTuple tuple, String label) {
-    if (tuple == null || isNull(tuple.getValueNode())) {
+  private RefreshSettings refresh(ViewNode.Mapping.Field tuple, String label) {
+    if (tuple == null || tuple.value().isNull()) {
       return RefreshSettings.DEFAULTS;
     }
-    if (!(tuple.getValueNode() instanceof MappingNode mapping)) {
+    if (!(tuple.value() instanceof ViewNode.Mapping mapping)) {
       problems.add(
-          at(valueMark(tuple))
+          at(valueAt(tuple))
               + label
               + ": field 'refresh' must be a mapping of linger, min_interval, chunk_rows,"
               + " chunk_buckets, max_staleness");
@@ -394,13 +407,13 @@ public final class ViewsFile {
     OptionalLong chunkRows = OptionalLong.empty();
     Optional<Duration> maxStaleness = Optional.empty();
     int before = problems.size();
-    for (NodeTuple field : mapping.getValue()) {
-      String key = scalar(field.getKeyNode());
+    for (ViewNode.Mapping.Field field : mapping.fields()) {
+      String key = field.key();
       String value = text(field);
-      String where = at(valueMark(field)) + label + ": field 'refresh." + key + "'";
+      String where = at(valueAt(field)) + label + ": field 'refresh." + key + "'";
       if (REPLACED.containsKey(key)) {
         problems.add(
-            at(field.getKeyNode().getStartMark())
+            at(field.keyAt())
                 + label
                 + ": field 'refresh."
                 + key
@@ -408,7 +421,7 @@ public final class ViewsFile {
                 + REPLACED.get(key));
       } else if (!REFRESH_FIELDS.contains(key)) {
         problems.add(
-            at(field.getKeyNode().getStartMark())
+            at(field.keyAt())
                 + label
                 + ": unknown field 'refresh."
                 + key
@@ -448,7 +461,7 @@ public final class ViewsFile {
     try {
       return new RefreshSettings(linger, minInterval, chunkBuckets, chunkRows, maxStaleness);
     } catch (IllegalArgumentException e) {
-      problems.add(at(valueMark(tuple)) + label + ": field 'refresh': " + e.getMessage());
+      problems.add(at(valueAt(tuple)) + label + ": field 'refresh': " + e.getMessage());
       return null;
     }
   }
@@ -478,30 +491,15 @@ public final class ViewsFile {
     }
   }
 
-  private static String scalar(Node node) {
-    return node instanceof ScalarNode scalar ? scalar.getValue() : null;
+  private static String text(ViewNode.Mapping.Field field) {
+    return field == null || field.value().isNull() ? null : field.value().scalarText();
   }
 
-  private static String text(NodeTuple tuple) {
-    return tuple == null || isNull(tuple.getValueNode()) ? null : scalar(tuple.getValueNode());
+  private static ViewNode.Position valueAt(ViewNode.Mapping.Field field) {
+    return field.value().at();
   }
 
-  private static boolean isNull(Node node) {
-    return node instanceof ScalarNode scalar && node.getTag().getValue().endsWith(":null");
-  }
-
-  private static Mark valueMark(NodeTuple tuple) {
-    return tuple.getValueNode().getStartMark();
-  }
-
-  private static int line(Node node) {
-    return node.getStartMark().getLine() + 1;
-  }
-
-  private String at(Mark mark) {
-    if (mark == null) {
-      return source + ": ";
-    }
-    return source + ":" + (mark.getLine() + 1) + ":" + (mark.getColumn() + 1) + ": ";
+  private String at(ViewNode.Position position) {
+    return ViewNode.at(source, position);
   }
 }

@@ -1,14 +1,12 @@
-package io.floe.app.service;
+package io.floe.app.views;
 
 import io.floe.topology.view.ViewDefinition;
-import io.floe.topology.view.ViewsFile;
-import io.floe.topology.view.ViewsFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.util.ThreadPools;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,11 +25,11 @@ import org.slf4j.LoggerFactory;
  * <p>Comparing contents rather than modification times also catches a change that kept the time (a
  * coarse clock, a tool that preserves it).
  */
-final class ViewsFileWatcher implements AutoCloseable {
+public final class ViewsFileWatcher implements AutoCloseable {
 
-  /** Publishes the views of the file: {@link ViewsPublisher} in service. */
+  /** Publishes the views of the file: {@link ViewsPublisher}. */
   @FunctionalInterface
-  interface Publisher {
+  public interface Publisher {
     ViewsPublisher.Result publish(List<ViewDefinition> views) throws InterruptedException;
   }
 
@@ -56,20 +54,14 @@ final class ViewsFileWatcher implements AutoCloseable {
   /**
    * @param published the text of the file whose views were published at start-up
    */
-  ViewsFileWatcher(Path file, String published, Publisher publisher) {
+  public ViewsFileWatcher(Path file, String published, Publisher publisher) {
     this.file = file;
     this.publisher = publisher;
     this.published = new Content(published, null);
-    this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread thread = new Thread(r, "floe-views-file");
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.timer = ThreadPools.newScheduledPool("floe-views-file", 1);
   }
 
-  void start(Duration interval) {
+  public void start(Duration interval) {
     timer.scheduleWithFixedDelay(
         this::check, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }

@@ -1,4 +1,4 @@
-package io.floe.app.service;
+package io.floe.app.views;
 
 import io.floe.app.config.CatalogConfig;
 import io.floe.schemas.FloeSerdes;

@@ -1,9 +1,13 @@
-package io.floe.topology.view;
+package io.floe.app.views;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.topology.store.StoredView;
+import io.floe.topology.view.RefreshSettings;
+import io.floe.topology.view.TableName;
+import io.floe.topology.view.TargetPartitionField;
+import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,0 +1,80 @@
+package io.floe.app.views;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ParsedViewQuery;
+import io.floe.topology.view.ValidatedView;
+import io.floe.topology.view.ViewPlan;
+import org.apache.iceberg.types.Types;
+
+/**
+ * The one JSON form of a checked view, which {@code floe validate --json} prints and the HTTP API
+ * answers ({@code POST /api/validate}, the {@code plan} of {@code GET /api/views/{name}}): what
+ * Floe derives from the query, or why it is invalid with the rule and position when the query
+ * breaks one. Fields it cannot know are null: the derived ones without a parsed query, column types
+ * and {@code deltaPath} without the source's schema.
+ */
+public final class ValidatedViewJson {
+
+  private ValidatedViewJson() {}
+
+  /** The view as {@code floe validate} judges it: valid only when nothing is wrong. */
+  public static ObjectNode of(ValidatedView checked) {
+    return write(checked, checked.isValid());
+  }
+
+  /**
+   * The view as a write judges it: valid also when the only problem is that its source does not
+   * exist yet, which a write accepts (the view starts once the table appears).
+   */
+  public static ObjectNode forWrite(ValidatedView checked) {
+    return write(checked, checked.isValid() || checked.sourceMissing());
+  }
+
+  private static ObjectNode write(ValidatedView checked, boolean valid) {
+    ObjectNode node = JsonNodeFactory.instance.objectNode();
+    node.put("name", checked.definition().name());
+    node.put("valid", valid);
+    node.put("error", checked.error());
+    node.put("checked", checked.isSchemaChecked() ? "schema" : "structure");
+    InvalidViewException invalid = checked.invalidQuery();
+    if (invalid != null) {
+      node.put("rule", invalid.rule().name());
+      node.put("line", invalid.line());
+      node.put("column", invalid.column());
+    }
+    ParsedViewQuery query = checked.query();
+    ViewPlan plan = checked.plan();
+    node.put("source", query == null ? null : query.source().toString());
+    node.put("target", checked.definition().target().toString());
+    node.put(
+        "bucketColumn",
+        plan != null ? plan.bucketColumn() : query == null ? null : query.bucketColumn());
+    node.put("bucketOutput", query == null ? null : query.bucketOutput());
+    node.put("granularity", query == null ? null : query.granularity().unit());
+    node.put("timezone", checked.definition().zone().getId());
+    ArrayNode keys = node.putArray("groupKeys");
+    if (query != null) {
+      query.groupKeys().forEach(keys::add);
+    }
+    ArrayNode columns = node.putArray("columns");
+    if (plan != null) {
+      for (Types.NestedField column : plan.outputSchema().columns()) {
+        columns.addObject().put("name", column.name()).put("type", column.type().toString());
+      }
+    } else if (query != null) {
+      query.outputColumns().forEach(c -> columns.addObject().put("name", c).putNull("type"));
+    }
+    ArrayNode reads = node.putArray("sourceColumns");
+    if (plan != null) {
+      plan.requiredColumns().forEach(reads::add);
+      node.put("deltaPath", CompiledQuery.foldsAppends(plan));
+    } else {
+      node.putNull("deltaPath");
+    }
+    return node;
+  }
+}
