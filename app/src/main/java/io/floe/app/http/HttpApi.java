@@ -413,10 +413,10 @@ public final class HttpApi implements AutoCloseable {
 
   /** Live validation for the UI: the query (and, optionally, the rest of a definition). */
   private void validate(Context ctx) {
-    ViewNode.Mapping request = body(ctx.body());
-    request =
-        withDefault(
-            withDefault(request, "name", "validate"), "target", "validate.validate.validate");
+    ViewNode.Mapping sent = body(ctx.body());
+    // A query alone is checked as a view of stand-in name and target, which the answer leaves out.
+    ViewNode.Mapping request =
+        withDefault(withDefault(sent, "name", "validate"), "target", "validate.validate.validate");
     ViewDefinition view;
     try {
       view = ViewsFile.view(REQUEST, request);
@@ -424,7 +424,13 @@ public final class HttpApi implements AutoCloseable {
       ctx.json(ViewJson.invalid(e.getMessage(), Map.of()));
       return;
     }
-    ctx.json(ValidatedViewJson.forWrite(check(view)));
+    ObjectNode answer = ValidatedViewJson.forWrite(check(view));
+    for (String standIn : List.of("name", "target")) {
+      if (sent.get(standIn).filter(given -> !given.isNull()).isEmpty()) {
+        answer.putNull(standIn);
+      }
+    }
+    ctx.json(answer);
   }
 
   private ViewDefinition parse(String body, String pathName) {

@@ -265,6 +265,10 @@ class HttpApiIT {
     assertThat(plan.get("granularity").asText()).isEqualTo("hour");
     assertThat(plan.get("columns").get(2).get("type").asText()).isEqualTo("long");
     assertThat(plan.get("deltaPath").asBoolean()).isTrue();
+    // A query alone has no name or target; the answer does not show the stand-ins it was checked as
+    assertThat(plan.get("name").isNull()).as(plan.toString()).isTrue();
+    assertThat(plan.get("target").isNull()).as(plan.toString()).isTrue();
+    assertThat(plan.get("source").asText()).isEqualTo("lake.market.trades");
 
     JsonNode bad =
         json(
