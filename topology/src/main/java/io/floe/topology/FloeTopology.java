@@ -12,6 +12,7 @@ import io.floe.topology.processor.DetectDirtyBucketsProcessor;
 import io.floe.topology.processor.IngestCommitEventsProcessor;
 import io.floe.topology.processor.MaintainViewProcessor;
 import io.floe.topology.processor.ResolveSnapshotsProcessor;
+import io.floe.topology.processor.ViewPartitioner;
 import io.floe.topology.processor.ViewsStoreUpdater;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.store.DirtyUpdate;
@@ -369,6 +370,7 @@ public final class FloeTopology {
                 Repartitioned.<String, DirtyUpdate>as(DIRTY_BUCKETS)
                     .withKeySerde(Serdes.String())
                     .withValueSerde(JsonSerde.of(DirtyUpdate.class))
+                    .withStreamPartitioner(ViewPartitioner.INSTANCE)
                     .withNumberOfPartitions(settings.partitions()))
             .process(
                 () ->

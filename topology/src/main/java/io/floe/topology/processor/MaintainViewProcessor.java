@@ -25,7 +25,6 @@ import io.floe.topology.store.StoredView;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewIndex;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -46,7 +45,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -63,12 +61,13 @@ import org.slf4j.LoggerFactory;
  * records the new watermark and publishes a {@link RefreshEvent} and a {@link TableCommitted}
  * notice for the target, so that chained views follow.
  *
- * <p>Views are owned by the task whose partition of the dirty-buckets topic their name hashes to;
- * the task creates the state of new views it finds in the {@link ViewIndex} and drops the state of
- * deleted ones, looking only when the index changed. A refresh is recorded in the state before it
- * starts and re-run after a crash or a move to another instance; the target's bookmark makes that
- * idempotent, and the refresh event goes out in the same transaction as the state change. When the
- * task closes, its queued refreshes are cancelled; what still runs commits nothing more.
+ * <p>Views are owned by the task whose partition of the dirty-buckets topic {@link ViewPartitioner}
+ * places them on; the task creates the state of new views it finds in the {@link ViewIndex} and
+ * drops the state of deleted ones, looking only when the index changed. A refresh is recorded in
+ * the state before it starts and re-run after a crash or a move to another instance; the target's
+ * bookmark makes that idempotent, and the refresh event goes out in the same transaction as the
+ * state change. When the task closes, its queued refreshes are cancelled; what still runs commits
+ * nothing more.
  *
  * <p>Pinning (reading the source's current snapshot, for a refresh that no change named) is catalog
  * I/O and runs on Floe's I/O executor; the state records it, so a restart pins again.
@@ -258,8 +257,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   }
 
   private boolean owns(String view) {
-    byte[] key = view.getBytes(StandardCharsets.UTF_8);
-    return Utils.toPositive(Utils.murmur2(key)) % partitions == partition;
+    return ViewPartitioner.INSTANCE.partition(view, partitions) == partition;
   }
 
   /** Records when the view's next refresh is due, and reports its status. */
