@@ -5,10 +5,10 @@ import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewCommand;
-import io.floe.schemas.ViewCommandType;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetterSink;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
+import io.floe.topology.processor.EventRecords;
 import io.floe.topology.processor.IngestCommitEventsProcessor;
 import io.floe.topology.processor.MaintainViewProcessor;
 import io.floe.topology.processor.ResolveSnapshotsProcessor;
@@ -345,16 +345,7 @@ public final class FloeTopology {
                 topics.requests(),
                 Consumed.with(Serdes.String(), serdes.viewCommand()).withName("requests-source"))
             .filter((view, command) -> view != null && command != null, Named.as("valid-requests"))
-            .mapValues(
-                command ->
-                    (DirtyUpdate)
-                        new DirtyUpdate.Request(
-                            command.getCommand() == ViewCommandType.FULL_REFRESH
-                                ? DirtyUpdate.Request.Kind.FULL_REFRESH
-                                : DirtyUpdate.Request.Kind.REFRESH,
-                            command.getRequestedAt().toEpochMilli(),
-                            command.getRequestedBy()),
-                Named.as("as-refresh-request"));
+            .mapValues(EventRecords::request, Named.as("as-refresh-request"));
     KStream<String, Object> maintained =
         builder.stream(
                 topics.snapshots(),

@@ -1,15 +1,10 @@
 package io.floe.topology.processor;
 
-import io.floe.schemas.BucketRange;
-import io.floe.schemas.ObjectStoreRequests;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.schemas.TableCommitted;
-import io.floe.schemas.TableRef;
-import io.floe.schemas.TargetCompaction;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.maintain.ViewState;
@@ -527,7 +522,16 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     context.forward(
         new Record<>(
             view,
-            refreshEvent(definition, refresh, outcome, mode, lag, staleness, null, now),
+            EventRecords.refreshEvent(
+                definition,
+                TableName.parse(sourceOf(definition)),
+                refresh,
+                outcome,
+                mode,
+                lag,
+                staleness,
+                null,
+                now),
             now));
     if (outcome.targetSnapshotId() != null) {
       TableCommitted notice =
@@ -592,118 +596,17 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     context.forward(
         new Record<>(
             view,
-            refreshEvent(state.view(), refresh, null, RefreshMode.FAILED, null, null, message, now),
+            EventRecords.refreshEvent(
+                state.view(),
+                TableName.parse(sourceOf(state)),
+                refresh,
+                null,
+                RefreshMode.FAILED,
+                null,
+                null,
+                message,
+                now),
             now));
-  }
-
-  private RefreshEvent refreshEvent(
-      StoredView view,
-      ViewState.InFlight refresh,
-      RefreshOutcome outcome,
-      RefreshMode mode,
-      Long lag,
-      Long staleness,
-      String error,
-      long now) {
-    TableName source = TableName.parse(sourceOf(view));
-    List<BucketRange> ranges = new ArrayList<>();
-    boolean nullBucket = false;
-    if (outcome != null && !outcome.recomputed().full() && outcome.bucketType() != null) {
-      for (io.floe.topology.bucket.BucketRange range : outcome.recomputed().ranges().ranges()) {
-        ranges.add(
-            BucketRange.newBuilder()
-                .setStart(micros(outcome.bucketType().toEpochMicros(range.start())))
-                .setEnd(micros(outcome.bucketType().toEpochMicros(range.end())))
-                .build());
-      }
-      nullBucket = outcome.recomputed().nullBucket();
-    } else if (outcome != null && outcome.recomputed().full()) {
-      nullBucket = true;
-    }
-    String refreshId =
-        outcome != null ? outcome.refreshId() : refresh == null ? view.name() : refresh.refreshId();
-    long sourceSnapshot =
-        outcome != null
-            ? outcome.sourceSnapshotId()
-            : refresh == null || refresh.sourceSnapshotId() == null
-                ? -1L
-                : refresh.sourceSnapshotId();
-    return RefreshEvent.newBuilder()
-        .setRefreshId(refreshId)
-        .setView(view.name())
-        // The version the refresh ran, which the view may have left while it ran.
-        .setViewVersion(
-            outcome != null || refresh != null
-                ? RefreshId.parse(refreshId).version()
-                : view.version())
-        .setTarget(
-            ref(TableName.parse(view.target()), outcome == null ? null : outcome.targetTableUuid()))
-        .setTargetSnapshotId(
-            outcome == null || mode == RefreshMode.SKIPPED ? null : outcome.targetSnapshotId())
-        .setSource(ref(source, outcome == null ? null : outcome.sourceTableUuid()))
-        .setSourceSnapshotId(sourceSnapshot)
-        .setMode(mode)
-        .setReason(outcome == null ? null : outcome.reason())
-        .setDirtyRanges(ranges)
-        .setNullBucket(nullBucket)
-        .setRowsWritten(outcome == null ? 0 : outcome.rowsWritten())
-        .setRowsRemoved(outcome == null ? 0 : outcome.rowsRemoved())
-        .setFilesAdded(outcome == null ? 0 : outcome.filesAdded())
-        .setFilesRemoved(outcome == null ? 0 : outcome.filesRemoved())
-        .setRowsRead(outcome == null ? 0 : outcome.rowsRead())
-        .setBytesRead(outcome == null ? 0 : outcome.bytesRead())
-        .setStartTime(Instant.ofEpochMilli(refresh == null ? now : refresh.startedAt()))
-        .setFinishTime(Instant.ofEpochMilli(now))
-        .setLagMs(lag)
-        .setError(error)
-        .setCompaction(outcome == null ? null : compaction(outcome.compaction()))
-        .setStalenessMs(staleness)
-        .setRequests(outcome == null ? null : requests(outcome.requests()))
-        .setStoreBytesRead(outcome == null ? null : outcome.requests().bytesRead())
-        .setStoreBytesWritten(outcome == null ? null : outcome.requests().bytesWritten())
-        .build();
-  }
-
-  private static List<ObjectStoreRequests> requests(RequestCounts counts) {
-    List<ObjectStoreRequests> requests = new ArrayList<>();
-    for (RequestCounts.Entry entry : counts.entries()) {
-      requests.add(
-          ObjectStoreRequests.newBuilder()
-              .setStage(entry.stage().label())
-              .setKind(entry.kind().label())
-              .setCount(entry.count())
-              .build());
-    }
-    return requests;
-  }
-
-  private static TargetCompaction compaction(RefreshOutcome.Compaction done) {
-    return done == null
-        ? null
-        : TargetCompaction.newBuilder()
-            .setTargetSnapshotId(done.targetSnapshotId())
-            .setPartitions(done.partitions())
-            .setDataFilesRewritten(done.dataFilesRewritten())
-            .setDeleteFilesRemoved(done.deleteFilesRemoved())
-            .setFilesAdded(done.filesAdded())
-            .setBytesRewritten(done.bytesRewritten())
-            .setBytesWritten(done.bytesWritten())
-            .setDurationMs(done.durationMs())
-            .build();
-  }
-
-  private static Instant micros(long epochMicros) {
-    return Instant.ofEpochSecond(
-        Math.floorDiv(epochMicros, 1_000_000L), Math.floorMod(epochMicros, 1_000_000L) * 1_000L);
-  }
-
-  private static TableRef ref(TableName table, String uuid) {
-    return TableRef.newBuilder()
-        .setCatalog(table.catalog())
-        .setNamespace(table.namespace())
-        .setName(table.table())
-        .setUuid(uuid)
-        .build();
   }
 
   /** The source table of the view as the state knows it. */

@@ -2,9 +2,7 @@ package io.floe.topology.processor;
 
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
-import io.floe.schemas.TableRef;
 import io.floe.schemas.ViewCommand;
-import io.floe.schemas.ViewCommandType;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.detect.SnapshotWalk;
 import io.floe.topology.iceberg.RequestStage;
@@ -16,7 +14,6 @@ import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -246,7 +243,7 @@ public final class ResolveSnapshotsProcessor
         for (Snapshot snapshot : walk.snapshots()) {
           boolean flagged = walk.isBroken() && events.size() == walk.snapshots().size() - 1;
           events.add(
-              event(
+              EventRecords.snapshot(
                   name,
                   walk.tableUuid(),
                   snapshot,
@@ -407,14 +404,8 @@ public final class ResolveSnapshotsProcessor
   private void askToRefresh(List<CompiledView> reading, String reason) {
     long now = context.currentSystemTimeMs();
     for (CompiledView view : reading) {
-      ViewCommand command =
-          ViewCommand.newBuilder()
-              .setView(view.name())
-              .setCommand(ViewCommandType.REFRESH)
-              .setRequestedAt(Instant.ofEpochMilli(now))
-              .setRequestedBy("floe: " + reason)
-              .build();
-      context.forward(new Record<>(view.name(), command, now));
+      context.forward(
+          new Record<>(view.name(), EventRecords.refreshCommand(view.name(), reason, now), now));
     }
   }
 
@@ -461,30 +452,6 @@ public final class ResolveSnapshotsProcessor
       return ops.operations().current().metadataFileLocation();
     }
     return null;
-  }
-
-  private static SnapshotEvent event(
-      TableName name, String uuid, Snapshot snapshot, String metadataLocation, String broken) {
-    return SnapshotEvent.newBuilder()
-        .setTable(
-            TableRef.newBuilder()
-                .setCatalog(name.catalog())
-                .setNamespace(name.namespace())
-                .setName(name.table())
-                .setUuid(uuid)
-                .build())
-        .setSnapshotId(snapshot.snapshotId())
-        .setParentId(snapshot.parentId())
-        .setSequenceNumber(snapshot.sequenceNumber())
-        .setTimestamp(Instant.ofEpochMilli(snapshot.timestampMillis()))
-        .setOperation(snapshot.operation())
-        .setSummary(snapshot.summary())
-        .setManifestList(snapshot.manifestListLocation())
-        .setSchemaId(snapshot.schemaId())
-        .setMetadataLocation(metadataLocation)
-        .setHistoryBroken(broken != null)
-        .setHistoryBrokenReason(broken)
-        .build();
   }
 
   @Override
