@@ -29,11 +29,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.iceberg.Snapshot;
@@ -85,8 +81,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private final Duration maxBackoff;
   private final FloeMetrics metrics;
   private final Jobs<String, Pinned> pins;
-  private final Map<String, Running> running = new HashMap<>();
-  private final Queue<String> finished = new ConcurrentLinkedQueue<>();
+  private final Jobs<Submitted, RefreshOutcome> refreshes = Jobs.tracking();
   // The views whose state has pending changes, with when their refresh is due.
   private final Map<String, Long> due = new HashMap<>();
   private long syncedGeneration = -1;
@@ -94,8 +89,8 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private KeyValueStore<String, ViewState> states;
   private int partition;
 
-  /** A refresh submitted to the executor. */
-  private record Running(String refreshId, CompletableFuture<RefreshOutcome> future) {}
+  /** A refresh submitted to the refresh executor. */
+  private record Submitted(String view, String refreshId) {}
 
   /** What a look at the source's current snapshot found. */
   private sealed interface Pinned {
@@ -244,10 +239,10 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       LOG.info("View {} was deleted: no longer maintained", name);
       states.delete(name);
       due.remove(name);
-      Running refresh = running.remove(name);
-      if (refresh != null) {
-        executor.cancel(refresh.refreshId());
-      }
+      refreshes.keys().stream()
+          .filter(refresh -> refresh.view().equals(name))
+          .toList()
+          .forEach(refreshes::abandon);
     }
   }
 
@@ -410,39 +405,33 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
             refresh.tableUuid(),
             refresh.watermark(),
             scope);
-    CompletableFuture<RefreshOutcome> future = executor.submit(request);
-    running.put(view, new Running(refresh.refreshId(), future));
-    future.whenComplete((outcome, error) -> finished.add(view));
+    refreshes.track(
+        new Submitted(view, refresh.refreshId()),
+        executor.submit(request),
+        () -> executor.cancel(refresh.refreshId()));
   }
 
   private void collectCompleted(long now) {
-    for (String view = finished.poll(); view != null; view = finished.poll()) {
-      Running refresh = running.get(view);
-      if (refresh == null || !refresh.future().isDone()) {
-        continue;
-      }
-      running.remove(view);
+    for (Jobs.Done<Submitted, RefreshOutcome> done : refreshes.collect()) {
+      String view = done.key().view();
       ViewState state = states.get(view);
       if (state == null
           || state.inFlight() == null
-          || !state.inFlight().refreshId().equals(refresh.refreshId())) {
+          || !state.inFlight().refreshId().equals(done.key().refreshId())) {
         continue;
       }
-      try {
-        completed(view, state, refresh.future().join(), now);
-      } catch (CompletionException e) {
-        Throwable error = e.getCause() == null ? e : e.getCause();
-        if (error instanceof ViewRefresher.CancelledException) {
-          state.abandon(now);
-        } else {
-          failed(view, state, error, now);
-        }
+      if (!done.failed()) {
+        completed(view, state, done.result(), now);
+      } else if (done.failure() instanceof ViewRefresher.CancelledException) {
+        state.abandon(now);
+      } else {
+        failed(view, state, done.failure(), now);
       }
       states.put(view, state);
       changed(view, state);
     }
     // Show the progress of long refreshes.
-    for (String view : running.keySet()) {
+    for (String view : refreshes.keys().stream().map(Submitted::view).toList()) {
       String progress = executor.progress(view).orElse(null);
       ViewState state = states.get(view);
       if (state != null && progress != null && !progress.equals(state.progress())) {
@@ -631,10 +620,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     // Refreshes of this task's views that have not started never will, and those running commit
     // nothing more; the next owner of each view re-runs it, which the target's bookmark makes
     // idempotent.
-    for (Running refresh : running.values()) {
-      executor.cancel(refresh.refreshId());
-    }
-    running.clear();
+    refreshes.abandonAll();
     pins.abandonAll();
   }
 }
