@@ -5,11 +5,15 @@ import io.floe.schemas.ObjectStoreRequests;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.schemas.SnapshotEvent;
+import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
 import io.floe.schemas.TargetCompaction;
 import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.topology.iceberg.RequestCounts;
+import io.floe.topology.ingest.CommitNotice;
+import io.floe.topology.maintain.ViewMaintainer;
+import io.floe.topology.maintain.ViewMaintainer.Report;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshOutcome;
@@ -20,6 +24,8 @@ import io.floe.topology.view.TableName;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.Snapshot;
 
 /**
@@ -102,6 +108,57 @@ public final class EventRecords {
             : DirtyUpdate.Request.Kind.REFRESH,
         command.getRequestedAt().toEpochMilli(),
         command.getRequestedBy());
+  }
+
+  /** The event of a refresh that brought the target to a new source snapshot. */
+  static RefreshEvent refreshed(Report.Refreshed refreshed) {
+    return refreshEvent(
+        refreshed.definition(),
+        ViewMaintainer.sourceOf(refreshed.definition()),
+        refreshed.refresh(),
+        refreshed.outcome(),
+        refreshed.mode(),
+        refreshed.lagMs(),
+        refreshed.stalenessMs(),
+        null,
+        refreshed.at());
+  }
+
+  /** The event of a failed refresh, or of a failed lookup of the source. */
+  static RefreshEvent failed(Report.Failed failed) {
+    return refreshEvent(
+        failed.definition(),
+        ViewMaintainer.sourceOf(failed.definition()),
+        failed.refresh(),
+        null,
+        RefreshMode.FAILED,
+        null,
+        null,
+        failed.message(),
+        failed.at());
+  }
+
+  /**
+   * The commit notice of the target a refresh committed to, keyed by the target, so that views
+   * reading it follow; empty when the refresh committed nothing.
+   */
+  static Optional<Map.Entry<String, TableCommitted>> targetCommitted(Report.Refreshed refreshed) {
+    RefreshOutcome outcome = refreshed.outcome();
+    if (outcome.targetSnapshotId() == null) {
+      return Optional.empty();
+    }
+    TableName target = TableName.parse(refreshed.definition().target());
+    // A compaction after the refresh committed the target's newest snapshot.
+    TableCommitted notice =
+        CommitNotice.of(
+            target,
+            outcome.compaction() != null
+                ? outcome.compaction().targetSnapshotId()
+                : outcome.targetSnapshotId(),
+            outcome.targetMetadataLocation(),
+            Instant.ofEpochMilli(refreshed.at()),
+            "floe");
+    return Optional.of(Map.entry(target.toString(), notice));
   }
 
   /**
