@@ -20,6 +20,7 @@ import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoredView;
+import io.floe.topology.store.TableCursor;
 import io.floe.topology.view.TableName;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -88,6 +89,13 @@ public final class EventRecords {
         event.getSequenceNumber(),
         event.getTimestamp().toEpochMilli(),
         event.getHistoryBroken() ? event.getHistoryBrokenReason() : null);
+  }
+
+  /** The commit a notice names, awaited until {@code until}; null when it names none. */
+  static TableCursor.Awaited awaited(TableCommitted notice, long until) {
+    return notice.getSnapshotId() == null && notice.getMetadataLocation() == null
+        ? null
+        : new TableCursor.Awaited(notice.getSnapshotId(), notice.getMetadataLocation(), until);
   }
 
   /** Floe's own request that {@code view} refresh, for {@code reason}. */

@@ -4,6 +4,7 @@ import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.topology.FloeMetrics;
 import io.floe.topology.iceberg.RequestStage;
+import io.floe.topology.maintain.DueViews;
 import io.floe.topology.maintain.ViewMaintainer;
 import io.floe.topology.maintain.ViewMaintainer.Lookup;
 import io.floe.topology.maintain.ViewMaintainer.Next;
@@ -19,10 +20,8 @@ import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -74,8 +73,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private final FloeMetrics metrics;
   private final Jobs<String, Lookup> pins;
   private final Jobs<Submitted, RefreshOutcome> refreshes = Jobs.tracking();
-  // The views whose state has pending changes, with when their refresh is due.
-  private final Map<String, Long> due = new HashMap<>();
+  private final DueViews due = new DueViews();
   private long syncedGeneration = -1;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, ViewState> states;
@@ -196,12 +194,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   /** Records when the view's next refresh is due, and reports its status. */
   private void changed(String view, ViewState state) {
-    Long at = state.dueAt();
-    if (at == null) {
-      due.remove(view);
-    } else {
-      due.put(view, at);
-    }
+    due.update(view, state);
     metrics.viewStatus(
         view,
         state.status().name(),
@@ -211,13 +204,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   /** Starts the refreshes that are due, the longest waiting first; pins those that need it. */
   private void startDue(long now) {
-    List<Map.Entry<String, Long>> ready =
-        due.entrySet().stream()
-            .filter(entry -> entry.getValue() <= now)
-            .sorted(Map.Entry.comparingByValue())
-            .toList();
-    for (Map.Entry<String, Long> entry : ready) {
-      String view = entry.getKey();
+    for (String view : due.dueBy(now)) {
       ViewState state = states.get(view);
       if (state == null) {
         due.remove(view);
