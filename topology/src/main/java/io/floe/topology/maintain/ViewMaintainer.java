@@ -131,9 +131,12 @@ public final class ViewMaintainer {
 
   /**
    * The state of {@code view} with a dirty update merged: its state, or a new one if the view is in
-   * force and has none; null when it is not in force.
+   * force and has none; null when it is not in force or there is no update.
    */
   public ViewState received(String view, ViewState state, DirtyUpdate update, long now) {
+    if (update == null) {
+      return null;
+    }
     if (state == null) {
       Optional<CompiledView> defined = index.view(view);
       if (defined.isEmpty()) {

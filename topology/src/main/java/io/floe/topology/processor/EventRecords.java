@@ -25,9 +25,8 @@ import io.floe.topology.view.TableName;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import org.apache.iceberg.Snapshot;
+import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * The Avro form of what the processors publish and read (schemas/): snapshot events, refresh
@@ -119,7 +118,7 @@ public final class EventRecords {
   }
 
   /** The event of a refresh that brought the target to a new source snapshot. */
-  static RefreshEvent refreshed(Report.Refreshed refreshed) {
+  private static RefreshEvent refreshed(Report.Refreshed refreshed) {
     return refreshEvent(
         refreshed.definition(),
         ViewMaintainer.sourceOf(refreshed.definition()),
@@ -133,7 +132,7 @@ public final class EventRecords {
   }
 
   /** The event of a failed refresh, or of a failed lookup of the source. */
-  static RefreshEvent failed(Report.Failed failed) {
+  private static RefreshEvent failed(Report.Failed failed) {
     return refreshEvent(
         failed.definition(),
         ViewMaintainer.sourceOf(failed.definition()),
@@ -147,13 +146,22 @@ public final class EventRecords {
   }
 
   /**
-   * The commit notice of the target a refresh committed to, keyed by the target, so that views
-   * reading it follow; empty when the refresh committed nothing.
+   * What is published of a report, at its time: a refresh event keyed by view, and for a refresh
+   * that committed, the target's commit notice keyed by the target, so that views reading it
+   * follow; nothing for a compaction, which its refresh's event describes.
    */
-  static Optional<Map.Entry<String, TableCommitted>> targetCommitted(Report.Refreshed refreshed) {
+  static List<Record<String, Object>> of(Report report) {
+    if (report instanceof Report.Failed failed) {
+      return List.of(new Record<>(failed.view(), failed(failed), failed.at()));
+    }
+    if (!(report instanceof Report.Refreshed refreshed)) {
+      return List.of();
+    }
+    long at = refreshed.at();
+    Record<String, Object> event = new Record<>(refreshed.view(), refreshed(refreshed), at);
     RefreshOutcome outcome = refreshed.outcome();
     if (outcome.targetSnapshotId() == null) {
-      return Optional.empty();
+      return List.of(event);
     }
     TableName target = TableName.parse(refreshed.definition().target());
     // A compaction after the refresh committed the target's newest snapshot.
@@ -164,9 +172,9 @@ public final class EventRecords {
                 ? outcome.compaction().targetSnapshotId()
                 : outcome.targetSnapshotId(),
             outcome.targetMetadataLocation(),
-            Instant.ofEpochMilli(refreshed.at()),
+            Instant.ofEpochMilli(at),
             "floe");
-    return Optional.of(Map.entry(target.toString(), notice));
+    return List.of(event, new Record<>(target.toString(), notice, at));
   }
 
   /**

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -119,6 +120,11 @@ final class Jobs<K, R> {
     if (job != null) {
       job.cancel().run();
     }
+  }
+
+  /** Stops the jobs whose keys match {@code keys}: their results will not be collected. */
+  void abandonIf(Predicate<K> keys) {
+    List.copyOf(running.keySet()).stream().filter(keys).forEach(this::abandon);
   }
 
   /** Stops every running job: their results will not be collected (the task is closing). */

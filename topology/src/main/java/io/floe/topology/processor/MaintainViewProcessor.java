@@ -36,26 +36,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The maintain stage (DESIGN §2, §6), an adapter around {@link ViewMaintainer}, which decides: per
- * view, merges dirty buckets into the view's state ({@link ViewState}, which also keeps its
- * schedule), pins the source snapshot a refresh reads, runs the refresh on the {@link
- * RefreshExecutor} (never on the stream thread), and when it completes records the new watermark
- * and publishes a {@link RefreshEvent} and a {@link TableCommitted} notice for the target, so that
- * chained views follow.
+ * The maintain stage (DESIGN §2, §6), an adapter: it keeps each view's {@link ViewState} in the
+ * view-state store, lets {@link ViewMaintainer} decide what updates, lookups and refresh outcomes
+ * do to it, runs what is due off the stream thread ({@link Jobs}: pins on Floe's I/O executor,
+ * refreshes on the {@link RefreshExecutor}), and publishes what is reported.
  *
  * <p>Views are owned by the task whose partition of the dirty-buckets topic {@link ViewPartitioner}
  * places them on; the task creates the state of new views it finds in the {@link ViewIndex} and
- * drops the state of deleted ones, looking only when the index changed. A refresh is recorded in
- * the state before it starts and re-run after a crash or a move to another instance; the target's
- * bookmark makes that idempotent, and the refresh event goes out in the same transaction as the
- * state change. When the task closes, its queued refreshes are cancelled; what still runs commits
- * nothing more.
- *
- * <p>Pinning (reading the source's current snapshot, for a refresh that no change named) is catalog
- * I/O and runs on Floe's I/O executor; the state records it, so a restart pins again.
- *
- * <p>Outputs {@link RefreshEvent}s keyed by view and {@link TableCommitted} notices keyed by target
- * table.
+ * drops the state of deleted ones, looking only when the index changed. A refresh (and a pin) is
+ * recorded in the state before it starts and re-run after a crash or a move to another instance;
+ * the target's bookmark makes that idempotent, and the refresh event goes out in the same
+ * transaction as the state change. When the task closes, its queued refreshes are cancelled; what
+ * still runs commits nothing more. Outputs {@link RefreshEvent}s keyed by view and {@link
+ * TableCommitted} notices keyed by target table, so that chained views follow.
  */
 public final class MaintainViewProcessor implements Processor<String, DirtyUpdate, String, Object> {
 
@@ -79,8 +72,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private KeyValueStore<String, ViewState> states;
   private int partition;
 
-  /** A refresh submitted to the refresh executor. */
-  private record Submitted(String view, String refreshId) {}
+  private record Submitted(String view, String refreshId) {} // A refresh on the executor.
 
   /**
    * @param io the executor that pins source snapshots
@@ -117,11 +109,10 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     for (String view : storedViews()) {
       ViewState state = states.get(view);
       if (state.inFlight() != null) {
-        String refreshId = state.inFlight().refreshId();
         maintainer
             .rerun(view, state, now)
             .ifPresentOrElse(
-                request -> submit(view, refreshId, request), () -> states.put(view, state));
+                request -> submit(view, state, request), () -> states.put(view, state));
       } else if (state.isPinning()) {
         startPin(view, ViewMaintainer.sourceOf(state.view()));
       }
@@ -133,11 +124,9 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   @Override
   public void process(Record<String, DirtyUpdate> record) {
     String view = record.key();
-    if (view == null || record.value() == null) {
-      return;
-    }
     long now = context.currentSystemTimeMs();
-    ViewState state = maintainer.received(view, states.get(view), record.value(), now);
+    ViewState state =
+        view == null ? null : maintainer.received(view, states.get(view), record.value(), now);
     if (state == null) {
       return;
     }
@@ -176,10 +165,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         LOG.info("View {} was deleted: no longer maintained", name);
         states.delete(name);
         due.remove(name);
-        refreshes.keys().stream()
-            .filter(refresh -> refresh.view().equals(name))
-            .toList()
-            .forEach(refreshes::abandon);
+        refreshes.abandonIf(refresh -> refresh.view().equals(name));
       }
     }
   }
@@ -230,7 +216,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     if (next instanceof Next.Pin pin) {
       startPin(view, pin.source());
     } else if (next instanceof Next.Refresh refresh) {
-      submit(view, state.inFlight().refreshId(), refresh.request());
+      submit(view, state, refresh.request());
     }
   }
 
@@ -252,13 +238,13 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
               ? maintainer.failed(view, state, done.failure(), now)
               : maintainer.looked(view, state, done.result(), now));
       states.put(view, state);
-      // A change or a request that arrived during an empty lookup keeps the view due: it starts,
-      // or looks the source up again.
+      // A change or a request that came during an empty lookup keeps the view due: it starts.
       startIfDue(view, state, now);
     }
   }
 
-  private void submit(String view, String refreshId, RefreshRequest request) {
+  private void submit(String view, ViewState state, RefreshRequest request) {
+    String refreshId = state.inFlight().refreshId();
     refreshes.track(
         new Submitted(view, refreshId), executor.submit(request), () -> executor.cancel(refreshId));
   }
@@ -278,10 +264,11 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       changed(view, state);
     }
     // Show the progress of long refreshes.
-    for (String view : refreshes.keys().stream().map(Submitted::view).toList()) {
+    for (Submitted running : List.copyOf(refreshes.keys())) {
+      String view = running.view();
       String progress = executor.progress(view).orElse(null);
-      ViewState state = states.get(view);
-      if (state != null && progress != null && !progress.equals(state.progress())) {
+      ViewState state = progress == null ? null : states.get(view);
+      if (state != null && !progress.equals(state.progress())) {
         state.progress(progress);
         states.put(view, state);
       }
@@ -293,18 +280,12 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     for (Report report : reports) {
       if (report instanceof Report.Compacted compacted) {
         metrics.compacted(compacted.view(), compacted.compaction());
-      } else if (report instanceof Report.Refreshed refreshed) {
-        metrics.refreshed(
-            refreshed.view(), refreshed.outcome(), refreshed.durationMs(), refreshed.lagMs());
-        long at = refreshed.at();
-        context.forward(new Record<>(refreshed.view(), EventRecords.refreshed(refreshed), at));
-        EventRecords.targetCommitted(refreshed)
-            .ifPresent(
-                notice -> context.forward(new Record<>(notice.getKey(), notice.getValue(), at)));
+      } else if (report instanceof Report.Refreshed done) {
+        metrics.refreshed(done.view(), done.outcome(), done.durationMs(), done.lagMs());
       } else if (report instanceof Report.Failed failed) {
         metrics.refreshFailed(failed.view(), failed.message());
-        context.forward(new Record<>(failed.view(), EventRecords.failed(failed), failed.at()));
       }
+      EventRecords.of(report).forEach(context::forward);
     }
   }
 
