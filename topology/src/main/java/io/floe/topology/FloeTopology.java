@@ -5,13 +5,14 @@ import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewCommand;
-import io.floe.schemas.ViewCommandType;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetterSink;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
+import io.floe.topology.processor.EventRecords;
 import io.floe.topology.processor.IngestCommitEventsProcessor;
 import io.floe.topology.processor.MaintainViewProcessor;
 import io.floe.topology.processor.ResolveSnapshotsProcessor;
+import io.floe.topology.processor.ViewPartitioner;
 import io.floe.topology.processor.ViewsStoreUpdater;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.store.DirtyUpdate;
@@ -344,16 +345,7 @@ public final class FloeTopology {
                 topics.requests(),
                 Consumed.with(Serdes.String(), serdes.viewCommand()).withName("requests-source"))
             .filter((view, command) -> view != null && command != null, Named.as("valid-requests"))
-            .mapValues(
-                command ->
-                    (DirtyUpdate)
-                        new DirtyUpdate.Request(
-                            command.getCommand() == ViewCommandType.FULL_REFRESH
-                                ? DirtyUpdate.Request.Kind.FULL_REFRESH
-                                : DirtyUpdate.Request.Kind.REFRESH,
-                            command.getRequestedAt().toEpochMilli(),
-                            command.getRequestedBy()),
-                Named.as("as-refresh-request"));
+            .mapValues(EventRecords::request, Named.as("as-refresh-request"));
     KStream<String, Object> maintained =
         builder.stream(
                 topics.snapshots(),
@@ -369,6 +361,7 @@ public final class FloeTopology {
                 Repartitioned.<String, DirtyUpdate>as(DIRTY_BUCKETS)
                     .withKeySerde(Serdes.String())
                     .withValueSerde(JsonSerde.of(DirtyUpdate.class))
+                    .withStreamPartitioner(ViewPartitioner.INSTANCE)
                     .withNumberOfPartitions(settings.partitions()))
             .process(
                 () ->

@@ -93,11 +93,7 @@ public final class DetectDirtyBucketsProcessor
     }
     TableName table;
     try {
-      table =
-          new TableName(
-              event.getTable().getCatalog(),
-              event.getTable().getNamespace(),
-              event.getTable().getName());
+      table = EventRecords.tableOf(event.getTable());
     } catch (IllegalArgumentException e) {
       LOG.warn("Ignoring a snapshot event of an invalid table name: {}", e.getMessage());
       return;
@@ -109,13 +105,7 @@ public final class DetectDirtyBucketsProcessor
     QueuedSnapshots queued = queue.get(key);
     List<QueuedSnapshots.Queued> snapshots =
         new ArrayList<>(queued == null ? List.of() : queued.snapshots());
-    snapshots.add(
-        new QueuedSnapshots.Queued(
-            event.getTable().getUuid(),
-            event.getSnapshotId(),
-            event.getSequenceNumber(),
-            event.getTimestamp().toEpochMilli(),
-            event.getHistoryBroken() ? event.getHistoryBrokenReason() : null));
+    snapshots.add(EventRecords.queued(event));
     queue.put(key, new QueuedSnapshots(snapshots));
     if (!detections.isRunning(key)) {
       startDetection(key);

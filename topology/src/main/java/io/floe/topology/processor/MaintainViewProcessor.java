@@ -1,52 +1,31 @@
 package io.floe.topology.processor;
 
-import io.floe.schemas.BucketRange;
-import io.floe.schemas.ObjectStoreRequests;
 import io.floe.schemas.RefreshEvent;
-import io.floe.schemas.RefreshMode;
 import io.floe.schemas.TableCommitted;
-import io.floe.schemas.TableRef;
-import io.floe.schemas.TargetCompaction;
 import io.floe.topology.FloeMetrics;
-import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.iceberg.RequestStage;
-import io.floe.topology.ingest.CommitNotice;
+import io.floe.topology.maintain.DueViews;
+import io.floe.topology.maintain.ViewMaintainer;
+import io.floe.topology.maintain.ViewMaintainer.Lookup;
+import io.floe.topology.maintain.ViewMaintainer.Next;
+import io.floe.topology.maintain.ViewMaintainer.Report;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.RefreshExecutor;
-import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
-import io.floe.topology.refresh.ViewRefreshException;
-import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.StoreNames;
-import io.floe.topology.store.StoredView;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewIndex;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -57,24 +36,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The maintain stage (DESIGN §2, §6): per view, merges dirty buckets into the view's state ({@link
- * ViewState}, which also keeps its schedule), pins the source snapshot a refresh reads, runs the
- * refresh on the {@link RefreshExecutor} (never on the stream thread), and when it completes
- * records the new watermark and publishes a {@link RefreshEvent} and a {@link TableCommitted}
- * notice for the target, so that chained views follow.
+ * The maintain stage (DESIGN §2, §6), an adapter: it keeps each view's {@link ViewState} in the
+ * view-state store, lets {@link ViewMaintainer} decide what updates, lookups and refresh outcomes
+ * do to it, runs what is due off the stream thread ({@link Jobs}: pins on Floe's I/O executor,
+ * refreshes on the {@link RefreshExecutor}), and publishes what is reported.
  *
- * <p>Views are owned by the task whose partition of the dirty-buckets topic their name hashes to;
- * the task creates the state of new views it finds in the {@link ViewIndex} and drops the state of
- * deleted ones, looking only when the index changed. A refresh is recorded in the state before it
- * starts and re-run after a crash or a move to another instance; the target's bookmark makes that
- * idempotent, and the refresh event goes out in the same transaction as the state change. When the
- * task closes, its queued refreshes are cancelled; what still runs commits nothing more.
- *
- * <p>Pinning (reading the source's current snapshot, for a refresh that no change named) is catalog
- * I/O and runs on Floe's I/O executor; the state records it, so a restart pins again.
- *
- * <p>Outputs {@link RefreshEvent}s keyed by view and {@link TableCommitted} notices keyed by target
- * table.
+ * <p>Views are owned by the task whose partition of the dirty-buckets topic {@link ViewPartitioner}
+ * places them on; the task creates the state of new views it finds in the {@link ViewIndex} and
+ * drops the state of deleted ones, looking only when the index changed. A refresh (and a pin) is
+ * recorded in the state before it starts and re-run after a crash or a move to another instance;
+ * the target's bookmark makes that idempotent, and the refresh event goes out in the same
+ * transaction as the state change. When the task closes, its queued refreshes are cancelled; what
+ * still runs commits nothing more. Outputs {@link RefreshEvent}s keyed by view and {@link
+ * TableCommitted} notices keyed by target table, so that chained views follow.
  */
 public final class MaintainViewProcessor implements Processor<String, DirtyUpdate, String, Object> {
 
@@ -86,31 +60,19 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private final RefreshExecutor executor;
   private final Function<String, Catalog> catalogs;
   private final ViewIndex index;
+  private final ViewMaintainer maintainer;
   private final int partitions;
   private final Duration tick;
-  private final Duration maxBackoff;
   private final FloeMetrics metrics;
-  private final Jobs<String, Pinned> pins;
-  private final Map<String, Running> running = new HashMap<>();
-  private final Queue<String> finished = new ConcurrentLinkedQueue<>();
-  // The views whose state has pending changes, with when their refresh is due.
-  private final Map<String, Long> due = new HashMap<>();
+  private final Jobs<String, Lookup> pins;
+  private final Jobs<Submitted, RefreshOutcome> refreshes = Jobs.tracking();
+  private final DueViews due = new DueViews();
   private long syncedGeneration = -1;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, ViewState> states;
   private int partition;
 
-  /** A refresh submitted to the executor. */
-  private record Running(String refreshId, CompletableFuture<RefreshOutcome> future) {}
-
-  /** What a look at the source's current snapshot found. */
-  private sealed interface Pinned {
-    record Current(ViewState.Pin pin) implements Pinned {}
-
-    record Empty() implements Pinned {}
-
-    record Missing(TableName source) implements Pinned {}
-  }
+  private record Submitted(String view, String refreshId) {} // A refresh on the executor.
 
   /**
    * @param io the executor that pins source snapshots
@@ -130,10 +92,10 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     this.executor = executor;
     this.catalogs = catalogs;
     this.index = index;
+    this.maintainer = new ViewMaintainer(index, maxBackoff);
     this.pins = new Jobs<>(io);
     this.partitions = partitions;
     this.tick = tick;
-    this.maxBackoff = maxBackoff;
     this.metrics = metrics;
   }
 
@@ -144,16 +106,15 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     this.partition = context.taskId().partition();
     long now = context.currentSystemTimeMs();
     // Work a previous owner of these views left: refreshes in flight run again, pins are redone.
-    List<String> names = new ArrayList<>();
-    try (KeyValueIterator<String, ViewState> all = states.all()) {
-      all.forEachRemaining(entry -> names.add(entry.key));
-    }
-    for (String view : names) {
+    for (String view : storedViews()) {
       ViewState state = states.get(view);
       if (state.inFlight() != null) {
-        rerun(view, state, now);
+        maintainer
+            .rerun(view, state, now)
+            .ifPresentOrElse(
+                request -> submit(view, state, request), () -> states.put(view, state));
       } else if (state.isPinning()) {
-        startPin(view, state);
+        startPin(view, ViewMaintainer.sourceOf(state.view()));
       }
       changed(view, state);
     }
@@ -163,39 +124,11 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   @Override
   public void process(Record<String, DirtyUpdate> record) {
     String view = record.key();
-    DirtyUpdate update = record.value();
-    if (view == null || update == null) {
-      return;
-    }
     long now = context.currentSystemTimeMs();
-    ViewState state = states.get(view);
+    ViewState state =
+        view == null ? null : maintainer.received(view, states.get(view), record.value(), now);
     if (state == null) {
-      Optional<CompiledView> defined = index.view(view);
-      if (defined.isEmpty()) {
-        return;
-      }
-      state = ViewState.created(StoredView.of(defined.get()), now);
-    }
-    if (update instanceof DirtyUpdate.Request request) {
-      boolean full = request.kind() == DirtyUpdate.Request.Kind.FULL_REFRESH;
-      LOG.info(
-          "{} of view {} requested{}",
-          full ? "A full refresh" : "A refresh",
-          view,
-          request.requestedBy() == null ? "" : " by " + request.requestedBy());
-      state.requestRefresh(full, now);
-    } else if (update instanceof DirtyUpdate.Change change) {
-      String source = sourceOf(state);
-      state.addChange(
-          source,
-          change.table(),
-          change.dirty().toDirtyBuckets(),
-          new ViewState.Pin(
-              change.snapshotId(),
-              change.sequenceNumber(),
-              change.committedAt(),
-              change.tableUuid()),
-          now);
+      return;
     }
     states.put(view, state);
     changed(view, state);
@@ -217,59 +150,37 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     syncedGeneration = index.generation();
     Set<String> defined = new HashSet<>();
     for (CompiledView view : index.views()) {
-      if (!owns(view.name())) {
+      if (ViewPartitioner.INSTANCE.partition(view.name(), partitions) != partition) {
         continue;
       }
       defined.add(view.name());
-      StoredView definition = StoredView.of(view);
-      ViewState state = states.get(view.name());
-      if (state == null) {
-        LOG.info("View {} is new: its first refresh recomputes every bucket", view.name());
-        state = ViewState.created(definition, now);
-      } else if (!definition.version().equals(state.view().version())) {
-        LOG.info("View {} changed: recomputing every bucket", view.name());
-        state.redefine(definition, now);
-      } else if (!definition.equals(state.view())) {
-        state.updateSettings(definition);
-      } else {
-        continue;
+      ViewState state = maintainer.synced(view, states.get(view.name()), now);
+      if (state != null) {
+        states.put(view.name(), state);
+        changed(view.name(), state);
       }
-      states.put(view.name(), state);
-      changed(view.name(), state);
     }
-    List<String> dropped = new ArrayList<>();
-    try (KeyValueIterator<String, ViewState> all = states.all()) {
-      all.forEachRemaining(
-          entry -> {
-            if (!defined.contains(entry.key)) {
-              dropped.add(entry.key);
-            }
-          });
-    }
-    for (String name : dropped) {
-      LOG.info("View {} was deleted: no longer maintained", name);
-      states.delete(name);
-      due.remove(name);
-      Running refresh = running.remove(name);
-      if (refresh != null) {
-        executor.cancel(refresh.refreshId());
+    for (String name : storedViews()) {
+      if (!defined.contains(name)) {
+        LOG.info("View {} was deleted: no longer maintained", name);
+        states.delete(name);
+        due.remove(name);
+        refreshes.abandonIf(refresh -> refresh.view().equals(name));
       }
     }
   }
 
-  private boolean owns(String view) {
-    byte[] key = view.getBytes(StandardCharsets.UTF_8);
-    return Utils.toPositive(Utils.murmur2(key)) % partitions == partition;
+  private List<String> storedViews() {
+    List<String> names = new ArrayList<>();
+    try (KeyValueIterator<String, ViewState> all = states.all()) {
+      all.forEachRemaining(entry -> names.add(entry.key));
+    }
+    return names;
   }
 
   /** Records when the view's next refresh is due, and reports its status. */
   private void changed(String view, ViewState state) {
-    Long at = state.dueAt();
-    if (at == null) {
-      due.remove(view);
-    } else {
-      due.put(view, at);
-    }
+    due.update(view, state);
     metrics.viewStatus(
         view,
         state.status().name(),
@@ -279,15 +190,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   /** Starts the refreshes that are due, the longest waiting first; pins those that need it. */
   private void startDue(long now) {
-    List<Map.Entry<String, Long>> ready = new ArrayList<>();
-    for (Map.Entry<String, Long> entry : due.entrySet()) {
-      if (entry.getValue() <= now) {
-        ready.add(entry);
-      }
-    }
-    ready.sort(Map.Entry.comparingByValue(Comparator.naturalOrder()));
-    for (Map.Entry<String, Long> entry : ready) {
-      String view = entry.getKey();
+    for (String view : due.dueBy(now)) {
       ViewState state = states.get(view);
       if (state == null) {
         due.remove(view);
@@ -298,430 +201,91 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     applyPins(now);
   }
 
-  /** Starts the view's refresh if it is due, pinning the source's current snapshot first. */
+  /** Starts what the view's state has due: a pin of the source's snapshot, or the refresh. */
   private void startIfDue(String view, ViewState state, long now) {
-    if (!state.isDue(now)) {
-      changed(view, state);
-    } else if (state.needsPin()) {
-      state.pinning();
-      states.put(view, state);
-      changed(view, state);
-      startPin(view, state);
-    } else {
-      start(view, state, now);
-    }
-  }
-
-  private void startPin(String view, ViewState state) {
-    if (pins.isRunning(view)) {
+    Next next = maintainer.next(view, state, now);
+    if (next instanceof Next.Resync) {
+      // The definition changed: the next sync redefines the state first.
+      syncedGeneration = -1;
       return;
     }
-    TableName source = TableName.parse(sourceOf(state));
-    pins.start(view, RequestStage.RESOLVE, () -> pin(source));
+    if (!(next instanceof Next.Idle)) {
+      states.put(view, state);
+    }
+    changed(view, state);
+    if (next instanceof Next.Pin pin) {
+      startPin(view, pin.source());
+    } else if (next instanceof Next.Refresh refresh) {
+      submit(view, state, refresh.request());
+    }
   }
 
-  /** Runs on the I/O executor: the source's current snapshot. */
-  private Pinned pin(TableName source) {
-    Table table;
-    try {
-      table = catalogs.apply(source.catalog()).loadTable(source.identifier());
-    } catch (NoSuchTableException e) {
-      return new Pinned.Missing(source);
+  private void startPin(String view, TableName source) {
+    if (!pins.isRunning(view)) {
+      pins.start(view, RequestStage.RESOLVE, () -> Lookup.current(catalogs, source));
     }
-    Snapshot current = table.currentSnapshot();
-    return current == null
-        ? new Pinned.Empty()
-        : new Pinned.Current(
-            new ViewState.Pin(
-                current.snapshotId(),
-                current.sequenceNumber(),
-                current.timestampMillis(),
-                table.uuid().toString()));
   }
 
   private void applyPins(long now) {
-    for (Jobs.Done<String, Pinned> done : pins.collect()) {
+    for (Jobs.Done<String, Lookup> done : pins.collect()) {
       String view = done.key();
       ViewState state = states.get(view);
       if (state == null || !state.isPinning()) {
         continue;
       }
-      if (done.failed()) {
-        failed(view, state, done.failure(), now);
-      } else if (done.result() instanceof Pinned.Current current) {
-        state.pinned(current.pin());
-      } else if (done.result() instanceof Pinned.Missing missing) {
-        failed(view, state, new ViewRefreshException.SourceMissing(view, missing.source()), now);
-      } else {
-        LOG.info("The source of view {} has no snapshot yet: nothing to refresh", view);
-        state.sourceEmpty();
-      }
+      report(
+          done.failed()
+              ? maintainer.failed(view, state, done.failure(), now)
+              : maintainer.looked(view, state, done.result(), now));
       states.put(view, state);
-      // A change or a request that arrived during an empty lookup keeps the view due: it starts,
-      // or looks the source up again.
+      // A change or a request that came during an empty lookup keeps the view due: it starts.
       startIfDue(view, state, now);
     }
   }
 
-  /** Starts the view's due refresh, whose snapshot is pinned. */
-  private void start(String view, ViewState state, long now) {
-    Optional<CompiledView> defined = index.view(view);
-    if (defined.isEmpty() || !defined.get().version().equals(state.view().version())) {
-      // The definition changed: the next sync redefines the state first.
-      syncedGeneration = -1;
-      return;
-    }
-    CompiledView compiled = defined.get();
-    ViewState.Pin pin = state.pendingPin();
-    RefreshId id =
-        state.pendingScope() == ViewState.Scope.FORCED
-            ? RefreshId.forced(view, compiled.version(), pin.snapshotId(), state.forcedRequests())
-            : RefreshId.of(view, compiled.version(), pin.snapshotId());
-    ViewState.InFlight refresh = state.start(id.toString(), now);
-    states.put(view, state);
-    changed(view, state);
-    LOG.debug("Refresh {} of view {} starts: {}", id, view, refresh.dirty().toDirtyBuckets());
-    submit(view, compiled, refresh);
-  }
-
-  /** Runs the refresh recorded in flight again (after a crash or a rebalance). */
-  private void rerun(String view, ViewState state, long now) {
-    ViewState.InFlight refresh = state.inFlight();
-    Optional<CompiledView> defined = index.view(view);
-    if (defined.isEmpty()
-        || !defined.get().version().equals(refresh.version())
-        || refresh.sourceSnapshotId() == null) {
-      // A refresh of a definition no longer in force is not run again.
-      state.abandon(now);
-      states.put(view, state);
-      return;
-    }
-    LOG.info("Re-running refresh {} of view {}", refresh.refreshId(), view);
-    submit(view, defined.get(), refresh);
-  }
-
-  private void submit(String view, CompiledView compiled, ViewState.InFlight refresh) {
-    DirtyBuckets dirty =
-        refresh.dirty() == null ? DirtyBuckets.none() : refresh.dirty().toDirtyBuckets();
-    RefreshRequest.Scope scope =
-        switch (refresh.scope() == null ? ViewState.Scope.CATCH_UP : refresh.scope()) {
-          case CHANGES -> new RefreshRequest.Changes(dirty);
-          case CATCH_UP -> new RefreshRequest.CatchUp(dirty);
-          case FORCED ->
-              new RefreshRequest.Forced(dirty.full() ? dirty.reason() : "full refresh requested");
-        };
-    RefreshRequest request =
-        new RefreshRequest(
-            compiled,
-            RefreshId.parse(refresh.refreshId()),
-            refresh.tableUuid(),
-            refresh.watermark(),
-            scope);
-    CompletableFuture<RefreshOutcome> future = executor.submit(request);
-    running.put(view, new Running(refresh.refreshId(), future));
-    future.whenComplete((outcome, error) -> finished.add(view));
+  private void submit(String view, ViewState state, RefreshRequest request) {
+    String refreshId = state.inFlight().refreshId();
+    refreshes.track(
+        new Submitted(view, refreshId), executor.submit(request), () -> executor.cancel(refreshId));
   }
 
   private void collectCompleted(long now) {
-    for (String view = finished.poll(); view != null; view = finished.poll()) {
-      Running refresh = running.get(view);
-      if (refresh == null || !refresh.future().isDone()) {
-        continue;
-      }
-      running.remove(view);
+    for (Jobs.Done<Submitted, RefreshOutcome> done : refreshes.collect()) {
+      String view = done.key().view();
       ViewState state = states.get(view);
-      if (state == null
-          || state.inFlight() == null
-          || !state.inFlight().refreshId().equals(refresh.refreshId())) {
+      if (state == null || !maintainer.awaits(state, done.key().refreshId())) {
         continue;
       }
-      try {
-        completed(view, state, refresh.future().join(), now);
-      } catch (CompletionException e) {
-        Throwable error = e.getCause() == null ? e : e.getCause();
-        if (error instanceof ViewRefresher.CancelledException) {
-          state.abandon(now);
-        } else {
-          failed(view, state, error, now);
-        }
-      }
+      report(
+          done.failed()
+              ? maintainer.failed(view, state, done.failure(), now)
+              : maintainer.completed(view, state, done.result(), now));
       states.put(view, state);
       changed(view, state);
     }
     // Show the progress of long refreshes.
-    for (String view : running.keySet()) {
+    for (Submitted running : List.copyOf(refreshes.keys())) {
+      String view = running.view();
       String progress = executor.progress(view).orElse(null);
-      ViewState state = states.get(view);
-      if (state != null && progress != null && !progress.equals(state.progress())) {
+      ViewState state = progress == null ? null : states.get(view);
+      if (state != null && !progress.equals(state.progress())) {
         state.progress(progress);
         states.put(view, state);
       }
     }
   }
 
-  private void completed(String view, ViewState state, RefreshOutcome outcome, long now) {
-    ViewState.InFlight refresh = state.inFlight();
-    if (outcome.status() == RefreshOutcome.Status.STALE_PIN) {
-      LOG.info(
-          "Refresh {} of view {} pins the source again: {}",
-          refresh.refreshId(),
-          view,
-          outcome.reason());
-      state.repin(outcome.reason(), now);
-      return;
-    }
-    long duration = now - refresh.startedAt();
-    boolean ahead = outcome.status() == RefreshOutcome.Status.TARGET_AHEAD;
-    // One refresh event per refresh id: a re-run that finds its change applied reports it only if
-    // the earlier run could not (a crash between the Iceberg commit and the Kafka transaction).
-    boolean reported =
-        ahead
-            || (outcome.status() == RefreshOutcome.Status.ALREADY_APPLIED
-                && state.last() != null
-                && outcome.refreshId().equals(state.last().refreshId()));
-    Long lag =
-        ahead || outcome.targetCommitMillis() == null
-            ? null
-            : Math.max(0, outcome.targetCommitMillis() - outcome.sourceCommitMillis());
-    RefreshMode mode =
-        ahead ? RefreshMode.SKIPPED : outcome.full() ? RefreshMode.FULL : RefreshMode.INCREMENTAL;
-    ViewState.Pin reached =
-        ahead
-            ? null
-            : new ViewState.Pin(
-                outcome.sourceSnapshotId(),
-                outcome.sourceSequenceNumber(),
-                outcome.sourceCommitMillis(),
-                outcome.sourceTableUuid());
-    // What this refresh ended: the wait of the oldest commit it brought into the target.
-    long staleness = state.stalenessMs(now);
-    state.complete(
-        reported
-            ? state.last()
-            : new ViewState.LastRefresh(
-                outcome.refreshId(),
-                mode.name(),
-                outcome.reason(),
-                now,
-                duration,
-                outcome.targetSnapshotId(),
-                outcome.sourceSnapshotId(),
-                lag,
-                outcome.rowsWritten(),
-                null),
-        reached,
-        now);
-    if (outcome.compaction() != null) {
-      metrics.compacted(view, outcome.compaction());
-    }
-    if (reported) {
-      LOG.debug(
-          "Refresh {} of view {} had nothing new to do: {} {}",
-          outcome.refreshId(),
-          view,
-          outcome.status(),
-          outcome.reason() == null ? "" : outcome.reason());
-      return;
-    }
-    metrics.refreshed(view, outcome, duration, lag);
-    StoredView definition = state.view();
-    TableName target = TableName.parse(definition.target());
-    context.forward(
-        new Record<>(
-            view,
-            refreshEvent(definition, refresh, outcome, mode, lag, staleness, null, now),
-            now));
-    if (outcome.targetSnapshotId() != null) {
-      TableCommitted notice =
-          CommitNotice.of(
-              target,
-              outcome.compaction() != null
-                  ? outcome.compaction().targetSnapshotId()
-                  : outcome.targetSnapshotId(),
-              outcome.targetMetadataLocation(),
-              Instant.ofEpochMilli(now),
-              "floe");
-      context.forward(new Record<>(target.toString(), notice, now));
-    }
-    LOG.info(
-        "View {} refreshed ({}{}) to source snapshot {} in {} ms: target snapshot {}, {} rows"
-            + " written, {} replaced, {} source rows read, lag {} ms, object-store requests {}",
-        view,
-        outcome.mode().label(),
-        outcome.reason() == null ? "" : ": " + outcome.reason(),
-        outcome.sourceSnapshotId(),
-        duration,
-        outcome.targetSnapshotId(),
-        outcome.rowsWritten(),
-        outcome.rowsRemoved(),
-        outcome.rowsRead(),
-        lag,
-        outcome.requests());
-  }
-
-  private void failed(String view, ViewState state, Throwable error, long now) {
-    ViewState.InFlight refresh = state.inFlight();
-    if (error instanceof ViewRefreshException.SourceMissing missing) {
-      Optional<CompiledView> upstream = index.writingTable(missing.source());
-      if (upstream.isPresent()) {
-        state.waitFor(
-            "waiting for view " + upstream.get().name() + " to create " + missing.source(),
-            now,
-            maxBackoff);
-        LOG.info(
-            "View {} waits for view {} to create its source {}; retrying in {} ms",
-            view,
-            upstream.get().name(),
-            missing.source(),
-            state.retryAt() - now);
-        return;
+  /** Counts and publishes what the maintainer reports. */
+  private void report(List<Report> reports) {
+    for (Report report : reports) {
+      if (report instanceof Report.Compacted compacted) {
+        metrics.compacted(compacted.view(), compacted.compaction());
+      } else if (report instanceof Report.Refreshed done) {
+        metrics.refreshed(done.view(), done.outcome(), done.durationMs(), done.lagMs());
+      } else if (report instanceof Report.Failed failed) {
+        metrics.refreshFailed(failed.view(), failed.message());
       }
-    }
-    String message =
-        error instanceof ViewRefreshException
-            ? error.getMessage()
-            : error.getClass().getSimpleName() + ": " + error.getMessage();
-    state.fail(message, now, maxBackoff);
-    metrics.refreshFailed(view, message);
-    LOG.warn(
-        "Refresh {} of view {} failed (attempt {}), retrying in {} ms: {}",
-        refresh == null ? "(pinning the source)" : refresh.refreshId(),
-        view,
-        state.failures(),
-        state.retryAt() - now,
-        message,
-        error instanceof ViewRefreshException ? null : error);
-    context.forward(
-        new Record<>(
-            view,
-            refreshEvent(state.view(), refresh, null, RefreshMode.FAILED, null, null, message, now),
-            now));
-  }
-
-  private RefreshEvent refreshEvent(
-      StoredView view,
-      ViewState.InFlight refresh,
-      RefreshOutcome outcome,
-      RefreshMode mode,
-      Long lag,
-      Long staleness,
-      String error,
-      long now) {
-    TableName source = TableName.parse(sourceOf(view));
-    List<BucketRange> ranges = new ArrayList<>();
-    boolean nullBucket = false;
-    if (outcome != null && !outcome.recomputed().full() && outcome.bucketType() != null) {
-      for (io.floe.topology.bucket.BucketRange range : outcome.recomputed().ranges().ranges()) {
-        ranges.add(
-            BucketRange.newBuilder()
-                .setStart(micros(outcome.bucketType().toEpochMicros(range.start())))
-                .setEnd(micros(outcome.bucketType().toEpochMicros(range.end())))
-                .build());
-      }
-      nullBucket = outcome.recomputed().nullBucket();
-    } else if (outcome != null && outcome.recomputed().full()) {
-      nullBucket = true;
-    }
-    String refreshId =
-        outcome != null ? outcome.refreshId() : refresh == null ? view.name() : refresh.refreshId();
-    long sourceSnapshot =
-        outcome != null
-            ? outcome.sourceSnapshotId()
-            : refresh == null || refresh.sourceSnapshotId() == null
-                ? -1L
-                : refresh.sourceSnapshotId();
-    return RefreshEvent.newBuilder()
-        .setRefreshId(refreshId)
-        .setView(view.name())
-        // The version the refresh ran, which the view may have left while it ran.
-        .setViewVersion(
-            outcome != null || refresh != null
-                ? RefreshId.parse(refreshId).version()
-                : view.version())
-        .setTarget(
-            ref(TableName.parse(view.target()), outcome == null ? null : outcome.targetTableUuid()))
-        .setTargetSnapshotId(
-            outcome == null || mode == RefreshMode.SKIPPED ? null : outcome.targetSnapshotId())
-        .setSource(ref(source, outcome == null ? null : outcome.sourceTableUuid()))
-        .setSourceSnapshotId(sourceSnapshot)
-        .setMode(mode)
-        .setReason(outcome == null ? null : outcome.reason())
-        .setDirtyRanges(ranges)
-        .setNullBucket(nullBucket)
-        .setRowsWritten(outcome == null ? 0 : outcome.rowsWritten())
-        .setRowsRemoved(outcome == null ? 0 : outcome.rowsRemoved())
-        .setFilesAdded(outcome == null ? 0 : outcome.filesAdded())
-        .setFilesRemoved(outcome == null ? 0 : outcome.filesRemoved())
-        .setRowsRead(outcome == null ? 0 : outcome.rowsRead())
-        .setBytesRead(outcome == null ? 0 : outcome.bytesRead())
-        .setStartTime(Instant.ofEpochMilli(refresh == null ? now : refresh.startedAt()))
-        .setFinishTime(Instant.ofEpochMilli(now))
-        .setLagMs(lag)
-        .setError(error)
-        .setCompaction(outcome == null ? null : compaction(outcome.compaction()))
-        .setStalenessMs(staleness)
-        .setRequests(outcome == null ? null : requests(outcome.requests()))
-        .setStoreBytesRead(outcome == null ? null : outcome.requests().bytesRead())
-        .setStoreBytesWritten(outcome == null ? null : outcome.requests().bytesWritten())
-        .build();
-  }
-
-  private static List<ObjectStoreRequests> requests(RequestCounts counts) {
-    List<ObjectStoreRequests> requests = new ArrayList<>();
-    for (RequestCounts.Entry entry : counts.entries()) {
-      requests.add(
-          ObjectStoreRequests.newBuilder()
-              .setStage(entry.stage().label())
-              .setKind(entry.kind().label())
-              .setCount(entry.count())
-              .build());
-    }
-    return requests;
-  }
-
-  private static TargetCompaction compaction(RefreshOutcome.Compaction done) {
-    return done == null
-        ? null
-        : TargetCompaction.newBuilder()
-            .setTargetSnapshotId(done.targetSnapshotId())
-            .setPartitions(done.partitions())
-            .setDataFilesRewritten(done.dataFilesRewritten())
-            .setDeleteFilesRemoved(done.deleteFilesRemoved())
-            .setFilesAdded(done.filesAdded())
-            .setBytesRewritten(done.bytesRewritten())
-            .setBytesWritten(done.bytesWritten())
-            .setDurationMs(done.durationMs())
-            .build();
-  }
-
-  private static Instant micros(long epochMicros) {
-    return Instant.ofEpochSecond(
-        Math.floorDiv(epochMicros, 1_000_000L), Math.floorMod(epochMicros, 1_000_000L) * 1_000L);
-  }
-
-  private static TableRef ref(TableName table, String uuid) {
-    return TableRef.newBuilder()
-        .setCatalog(table.catalog())
-        .setNamespace(table.namespace())
-        .setName(table.table())
-        .setUuid(uuid)
-        .build();
-  }
-
-  /** The source table of the view as the state knows it. */
-  private static String sourceOf(ViewState state) {
-    return sourceOf(state.view());
-  }
-
-  private static String sourceOf(StoredView view) {
-    if (view.source() != null) {
-      return view.source();
-    }
-    // A state written by an earlier release: its definition was validated when it was stored.
-    try {
-      return CompiledView.compile(view.toDefinition(), view.revision()).source().toString();
-    } catch (io.floe.topology.view.InvalidViewException e) {
-      throw new IllegalStateException("view " + view.name() + " was validated", e);
+      EventRecords.of(report).forEach(context::forward);
     }
   }
 
@@ -730,10 +294,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     // Refreshes of this task's views that have not started never will, and those running commit
     // nothing more; the next owner of each view re-runs it, which the target's bookmark makes
     // idempotent.
-    for (Running refresh : running.values()) {
-      executor.cancel(refresh.refreshId());
-    }
-    running.clear();
+    refreshes.abandonAll();
     pins.abandonAll();
   }
 }

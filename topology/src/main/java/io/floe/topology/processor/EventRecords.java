@@ -1,0 +1,288 @@
+package io.floe.topology.processor;
+
+import io.floe.schemas.BucketRange;
+import io.floe.schemas.ObjectStoreRequests;
+import io.floe.schemas.RefreshEvent;
+import io.floe.schemas.RefreshMode;
+import io.floe.schemas.SnapshotEvent;
+import io.floe.schemas.TableCommitted;
+import io.floe.schemas.TableRef;
+import io.floe.schemas.TargetCompaction;
+import io.floe.schemas.ViewCommand;
+import io.floe.schemas.ViewCommandType;
+import io.floe.topology.iceberg.RequestCounts;
+import io.floe.topology.ingest.CommitNotice;
+import io.floe.topology.maintain.ViewMaintainer;
+import io.floe.topology.maintain.ViewMaintainer.Report;
+import io.floe.topology.maintain.ViewState;
+import io.floe.topology.refresh.RefreshId;
+import io.floe.topology.refresh.RefreshOutcome;
+import io.floe.topology.store.DirtyUpdate;
+import io.floe.topology.store.QueuedSnapshots;
+import io.floe.topology.store.StoredView;
+import io.floe.topology.store.TableCursor;
+import io.floe.topology.view.TableName;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.Snapshot;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * The Avro form of what the processors publish and read (schemas/): snapshot events, refresh
+ * events, view commands and table references, built and decoded here only, so that a field of a
+ * schema is filled in one place.
+ */
+public final class EventRecords {
+
+  private EventRecords() {}
+
+  /** The reference to {@code table}, with its UUID when known. */
+  static TableRef tableRef(TableName table, String uuid) {
+    return TableRef.newBuilder()
+        .setCatalog(table.catalog())
+        .setNamespace(table.namespace())
+        .setName(table.table())
+        .setUuid(uuid)
+        .build();
+  }
+
+  /**
+   * The table {@code ref} names.
+   *
+   * @throws IllegalArgumentException if it names no valid table
+   */
+  static TableName tableOf(TableRef ref) {
+    return new TableName(ref.getCatalog(), ref.getNamespace(), ref.getName());
+  }
+
+  /**
+   * The event of one snapshot of {@code table}.
+   *
+   * @param metadataLocation the table's metadata file the snapshot was read from, if known
+   * @param broken why the table's history breaks before this snapshot, or null
+   */
+  static SnapshotEvent snapshot(
+      TableName table, String uuid, Snapshot snapshot, String metadataLocation, String broken) {
+    return SnapshotEvent.newBuilder()
+        .setTable(tableRef(table, uuid))
+        .setSnapshotId(snapshot.snapshotId())
+        .setParentId(snapshot.parentId())
+        .setSequenceNumber(snapshot.sequenceNumber())
+        .setTimestamp(Instant.ofEpochMilli(snapshot.timestampMillis()))
+        .setOperation(snapshot.operation())
+        .setSummary(snapshot.summary())
+        .setManifestList(snapshot.manifestListLocation())
+        .setSchemaId(snapshot.schemaId())
+        .setMetadataLocation(metadataLocation)
+        .setHistoryBroken(broken != null)
+        .setHistoryBrokenReason(broken)
+        .build();
+  }
+
+  /** A snapshot event as the detect stage queues it. */
+  static QueuedSnapshots.Queued queued(SnapshotEvent event) {
+    return new QueuedSnapshots.Queued(
+        event.getTable().getUuid(),
+        event.getSnapshotId(),
+        event.getSequenceNumber(),
+        event.getTimestamp().toEpochMilli(),
+        event.getHistoryBroken() ? event.getHistoryBrokenReason() : null);
+  }
+
+  /** The commit a notice names, awaited until {@code until}; null when it names none. */
+  static TableCursor.Awaited awaited(TableCommitted notice, long until) {
+    return notice.getSnapshotId() == null && notice.getMetadataLocation() == null
+        ? null
+        : new TableCursor.Awaited(notice.getSnapshotId(), notice.getMetadataLocation(), until);
+  }
+
+  /** Floe's own request that {@code view} refresh, for {@code reason}. */
+  static ViewCommand refreshCommand(String view, String reason, long now) {
+    return ViewCommand.newBuilder()
+        .setView(view)
+        .setCommand(ViewCommandType.REFRESH)
+        .setRequestedAt(Instant.ofEpochMilli(now))
+        .setRequestedBy("floe: " + reason)
+        .build();
+  }
+
+  /** A command of the requests topic as the maintain stage reads it. */
+  public static DirtyUpdate request(ViewCommand command) {
+    return new DirtyUpdate.Request(
+        command.getCommand() == ViewCommandType.FULL_REFRESH
+            ? DirtyUpdate.Request.Kind.FULL_REFRESH
+            : DirtyUpdate.Request.Kind.REFRESH,
+        command.getRequestedAt().toEpochMilli(),
+        command.getRequestedBy());
+  }
+
+  /** The event of a refresh that brought the target to a new source snapshot. */
+  private static RefreshEvent refreshed(Report.Refreshed refreshed) {
+    return refreshEvent(
+        refreshed.definition(),
+        ViewMaintainer.sourceOf(refreshed.definition()),
+        refreshed.refresh(),
+        refreshed.outcome(),
+        refreshed.mode(),
+        refreshed.lagMs(),
+        refreshed.stalenessMs(),
+        null,
+        refreshed.at());
+  }
+
+  /** The event of a failed refresh, or of a failed lookup of the source. */
+  private static RefreshEvent failed(Report.Failed failed) {
+    return refreshEvent(
+        failed.definition(),
+        ViewMaintainer.sourceOf(failed.definition()),
+        failed.refresh(),
+        null,
+        RefreshMode.FAILED,
+        null,
+        null,
+        failed.message(),
+        failed.at());
+  }
+
+  /**
+   * What is published of a report, at its time: a refresh event keyed by view, and for a refresh
+   * that committed, the target's commit notice keyed by the target, so that views reading it
+   * follow; nothing for a compaction, which its refresh's event describes.
+   */
+  static List<Record<String, Object>> of(Report report) {
+    if (report instanceof Report.Failed failed) {
+      return List.of(new Record<>(failed.view(), failed(failed), failed.at()));
+    }
+    if (!(report instanceof Report.Refreshed refreshed)) {
+      return List.of();
+    }
+    long at = refreshed.at();
+    Record<String, Object> event = new Record<>(refreshed.view(), refreshed(refreshed), at);
+    RefreshOutcome outcome = refreshed.outcome();
+    if (outcome.targetSnapshotId() == null) {
+      return List.of(event);
+    }
+    TableName target = TableName.parse(refreshed.definition().target());
+    // A compaction after the refresh committed the target's newest snapshot.
+    TableCommitted notice =
+        CommitNotice.of(
+            target,
+            outcome.compaction() != null
+                ? outcome.compaction().targetSnapshotId()
+                : outcome.targetSnapshotId(),
+            outcome.targetMetadataLocation(),
+            Instant.ofEpochMilli(at),
+            "floe");
+    return List.of(event, new Record<>(target.toString(), notice, at));
+  }
+
+  /**
+   * The event of a refresh of {@code view}: of its outcome, or, without one, of its failure with
+   * {@code error}.
+   *
+   * @param source the view's source table
+   * @param refresh the refresh in flight, null when the lookup of the source's snapshot failed
+   */
+  static RefreshEvent refreshEvent(
+      StoredView view,
+      TableName source,
+      ViewState.InFlight refresh,
+      RefreshOutcome outcome,
+      RefreshMode mode,
+      Long lag,
+      Long staleness,
+      String error,
+      long now) {
+    List<BucketRange> ranges = new ArrayList<>();
+    boolean nullBucket = false;
+    if (outcome != null && !outcome.recomputed().full() && outcome.bucketType() != null) {
+      for (io.floe.topology.bucket.BucketRange range : outcome.recomputed().ranges().ranges()) {
+        ranges.add(
+            BucketRange.newBuilder()
+                .setStart(micros(outcome.bucketType().toEpochMicros(range.start())))
+                .setEnd(micros(outcome.bucketType().toEpochMicros(range.end())))
+                .build());
+      }
+      nullBucket = outcome.recomputed().nullBucket();
+    } else if (outcome != null && outcome.recomputed().full()) {
+      nullBucket = true;
+    }
+    String refreshId =
+        outcome != null ? outcome.refreshId() : refresh == null ? view.name() : refresh.refreshId();
+    long sourceSnapshot =
+        outcome != null
+            ? outcome.sourceSnapshotId()
+            : refresh == null || refresh.sourceSnapshotId() == null
+                ? -1L
+                : refresh.sourceSnapshotId();
+    return RefreshEvent.newBuilder()
+        .setRefreshId(refreshId)
+        .setView(view.name())
+        // The version the refresh ran, which the view may have left while it ran.
+        .setViewVersion(
+            outcome != null || refresh != null
+                ? RefreshId.parse(refreshId).version()
+                : view.version())
+        .setTarget(
+            tableRef(
+                TableName.parse(view.target()), outcome == null ? null : outcome.targetTableUuid()))
+        .setTargetSnapshotId(
+            outcome == null || mode == RefreshMode.SKIPPED ? null : outcome.targetSnapshotId())
+        .setSource(tableRef(source, outcome == null ? null : outcome.sourceTableUuid()))
+        .setSourceSnapshotId(sourceSnapshot)
+        .setMode(mode)
+        .setReason(outcome == null ? null : outcome.reason())
+        .setDirtyRanges(ranges)
+        .setNullBucket(nullBucket)
+        .setRowsWritten(outcome == null ? 0 : outcome.rowsWritten())
+        .setRowsRemoved(outcome == null ? 0 : outcome.rowsRemoved())
+        .setFilesAdded(outcome == null ? 0 : outcome.filesAdded())
+        .setFilesRemoved(outcome == null ? 0 : outcome.filesRemoved())
+        .setRowsRead(outcome == null ? 0 : outcome.rowsRead())
+        .setBytesRead(outcome == null ? 0 : outcome.bytesRead())
+        .setStartTime(Instant.ofEpochMilli(refresh == null ? now : refresh.startedAt()))
+        .setFinishTime(Instant.ofEpochMilli(now))
+        .setLagMs(lag)
+        .setError(error)
+        .setCompaction(outcome == null ? null : compaction(outcome.compaction()))
+        .setStalenessMs(staleness)
+        .setRequests(outcome == null ? null : requests(outcome.requests()))
+        .setStoreBytesRead(outcome == null ? null : outcome.requests().bytesRead())
+        .setStoreBytesWritten(outcome == null ? null : outcome.requests().bytesWritten())
+        .build();
+  }
+
+  private static List<ObjectStoreRequests> requests(RequestCounts counts) {
+    List<ObjectStoreRequests> requests = new ArrayList<>();
+    for (RequestCounts.Entry entry : counts.entries()) {
+      requests.add(
+          ObjectStoreRequests.newBuilder()
+              .setStage(entry.stage().label())
+              .setKind(entry.kind().label())
+              .setCount(entry.count())
+              .build());
+    }
+    return requests;
+  }
+
+  private static TargetCompaction compaction(RefreshOutcome.Compaction done) {
+    return done == null
+        ? null
+        : TargetCompaction.newBuilder()
+            .setTargetSnapshotId(done.targetSnapshotId())
+            .setPartitions(done.partitions())
+            .setDataFilesRewritten(done.dataFilesRewritten())
+            .setDeleteFilesRemoved(done.deleteFilesRemoved())
+            .setFilesAdded(done.filesAdded())
+            .setBytesRewritten(done.bytesRewritten())
+            .setBytesWritten(done.bytesWritten())
+            .setDurationMs(done.durationMs())
+            .build();
+  }
+
+  private static Instant micros(long epochMicros) {
+    return Instant.ofEpochSecond(
+        Math.floorDiv(epochMicros, 1_000_000L), Math.floorMod(epochMicros, 1_000_000L) * 1_000L);
+  }
+}
