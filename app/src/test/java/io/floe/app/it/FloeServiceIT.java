@@ -1,6 +1,7 @@
 package io.floe.app.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
@@ -9,6 +10,7 @@ import io.floe.testing.workload.TradeViews;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -105,6 +107,8 @@ class FloeServiceIT {
 
     // Compaction changes no rows: no view refreshes for it. The next real change then adds
     // exactly one refresh commit per view (a compaction of the target may follow it: a replace).
+    // The refresh events of the runs so far reach the consumer after their targets' commits.
+    await().atMost(Duration.ofSeconds(60)).until(() -> !floe.events().isEmpty());
     int eventsBefore = floe.events().size();
     java.util.Map<String, Long> before = new java.util.HashMap<>();
     for (ViewDefinition view : List.of(minute, hour, weekly, monthly)) {
