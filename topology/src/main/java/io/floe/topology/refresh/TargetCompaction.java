@@ -18,17 +18,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
-import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SortOrder;
@@ -59,13 +56,14 @@ import org.slf4j.LoggerFactory;
  * refresh just recomputed stay out: they are the ones the next refresh is likely to rewrite, and
  * merging them into larger files would make that rewrite dear.
  *
- * <p>The commit is a {@code replace} (Iceberg's {@link RewriteFiles}): no row changes, so chained
- * views dirty nothing. It goes through the same guard as a refresh (the bookmark the compaction
- * started from unchanged, no newer definition committed), leaves the bookmark properties as they
- * are and carries the summary keys of the snapshot it rewrites forward ({@code floe.view}, {@code
- * floe.view-version}, {@code floe.source-snapshot-id}, ..., the engines' keys of {@link
- * EngineMetadata}), but not {@code floe.refresh-id}: it is no refresh. A compaction that fails is
- * logged and tried again after a later refresh; it never fails the refresh.
+ * <p>The commit is a {@code replace} (Iceberg's {@code RewriteFiles}): no row changes, so chained
+ * views dirty nothing. It goes through the same guarded commit as a refresh ({@link GuardedCommit}:
+ * the bookmark the compaction started from unchanged, no newer definition committed, a commit whose
+ * state is unknown looked for in the table by its {@value #COMPACTION_AFTER}), leaves the bookmark
+ * properties as they are and carries the summary keys of the snapshot it rewrites forward ({@code
+ * floe.view}, {@code floe.view-version}, {@code floe.source-snapshot-id}, ..., the engines' keys of
+ * {@link EngineMetadata}), but not {@code floe.refresh-id}: it is no refresh. A compaction that
+ * fails is logged and tried again after a later refresh; it never fails the refresh.
  *
  * <p>Tuned by table properties of the target: Iceberg's {@code write.target-file-size-bytes}, and
  * {@value #ENABLED}, {@value #MIN_INPUT_FILES}, {@value #MAX_DELETE_FILES}, {@value
@@ -404,26 +402,19 @@ final class TargetCompaction {
     }
     summary.putAll(EngineMetadata.carriedFrom(current));
     summary.put(COMPACTION_AFTER, refreshId);
-    Map<String, String> expected = Bookmark.of(target).expected();
-    Table guarded =
-        new BaseTable(
-            new GuardedTableOperations(
-                ((HasTableOperations) target).operations(),
-                CommitGuard.of(expected, view),
-                Map.of(),
-                Set.of()),
-            target.name());
-    RewriteFiles rewrite =
-        ManifestWork.commit(guarded.newRewrite(), guarded, current)
-            .validateFromSnapshot(current.snapshotId());
-    removed.forEach(rewrite::deleteFile);
-    plan.removedDeletes.forEach(rewrite::deleteFile);
-    added.forEach(rewrite::addFile);
-    summary.forEach(rewrite::set);
-    rewrite.commit();
+    long committed =
+        GuardedCommit.rewrite(
+            target,
+            current,
+            CommitGuard.of(Bookmark.of(target).expected(), view),
+            removed,
+            plan.removedDeletes,
+            added,
+            summary,
+            Map.entry(COMPACTION_AFTER, refreshId));
     long bytesWritten = added.stream().mapToLong(ContentFile::fileSizeInBytes).sum();
     return new RefreshOutcome.Compaction(
-        target.currentSnapshot().snapshotId(),
+        committed,
         plan.partitions,
         removed.size(),
         plan.removedDeletes.size(),

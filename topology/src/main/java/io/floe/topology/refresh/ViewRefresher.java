@@ -17,10 +17,10 @@ import io.floe.topology.view.ViewPlan;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
@@ -283,7 +283,7 @@ public final class ViewRefresher {
     RefreshOutcome.Compaction compaction;
     try (RequestStage.Scope maintaining = RequestStage.MAINTAIN.enter()) {
       compaction = TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks);
-      TargetMaintenance.afterRefresh(target, System.currentTimeMillis());
+      TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis());
     }
     return compaction == null
         ? outcome
@@ -560,10 +560,9 @@ public final class ViewRefresher {
             bookmark.progress());
       }
 
-      String expectedProgress = bookmark.progress();
       long revision = CommitGuard.revisionToRecord(bookmark, view.revision());
-      String reflected =
-          bookmark.sourceSnapshotId() == null ? null : bookmark.sourceSnapshotId().toString();
+      // The bookmark as this refresh's own commits leave it, chunk by chunk.
+      Bookmark current = bookmark;
       Long targetSnapshotId = null;
       long buckets = chunkPlan.buckets();
       long bucketsDone =
@@ -571,24 +570,21 @@ public final class ViewRefresher {
       for (int i = first; i < chunks.size(); i++) {
         ChunkId chunkId = new ChunkId(id, i, chunks.size());
         boolean last = chunkId.isLast();
-        Map<String, String> expected = new HashMap<>();
-        expected.put(FloeProperties.SOURCE_SNAPSHOT_ID, reflected);
-        expected.put(FloeProperties.PROGRESS, expectedProgress);
-        Map<String, String> updates = new HashMap<>();
-        updates.put(FloeProperties.VIEW_REVISION, Long.toString(revision));
-        Set<String> removals;
-        String nextProgress = null;
+        UnaryOperator<Bookmark> move;
         if (last) {
-          updates.put(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(snapshot.snapshotId()));
-          updates.put(FloeProperties.VIEW_VERSION, view.version());
-          updates.put(FloeProperties.REFRESH_ID, id.toString());
-          updates.put(FloeProperties.SOURCE_TABLE_UUID, source.uuid().toString());
-          updates.put(FloeProperties.SOURCE_COLUMNS, reads.format());
-          removals = expectedProgress != null ? Set.of(FloeProperties.PROGRESS) : Set.of();
+          Bookmark complete =
+              new Bookmark(
+                  snapshot.snapshotId(),
+                  view.version(),
+                  revision,
+                  source.uuid().toString(),
+                  id.toString(),
+                  null,
+                  reads.format());
+          move = base -> complete;
         } else {
-          nextProgress = new RefreshProgress(chunkId, fingerprint).toString();
-          updates.put(FloeProperties.PROGRESS, nextProgress);
-          removals = Set.of();
+          RefreshProgress next = new RefreshProgress(chunkId, fingerprint);
+          move = base -> base.inProgress(revision, next);
         }
         ChunkPlan.Chunk chunk = chunks.get(i);
         ChunkRecompute.Written written =
@@ -641,14 +637,13 @@ public final class ViewRefresher {
                       written.removed(),
                       written.deletes(),
                       summary,
-                      CommitGuard.of(expected, view),
-                      updates,
-                      removals));
+                      CommitGuard.of(current.expected(), view),
+                      move));
         }
         long commitNanos = System.nanoTime() - commitStart;
         hooks.committed(view.name(), chunkId.toString());
         targetSnapshotId = committed;
-        expectedProgress = nextProgress;
+        current = move.apply(current);
         rowsRead += written.read().rowsRead();
         bytesRead += written.read().bytesRead();
         rowsWritten += written.rowsWritten();
