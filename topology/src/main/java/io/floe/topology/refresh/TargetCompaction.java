@@ -3,11 +3,11 @@ package io.floe.topology.refresh;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.detect.FileBuckets;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -36,7 +36,6 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
@@ -339,21 +338,9 @@ final class TargetCompaction {
     if (hot == null || hot.isEmpty() || bucket == null) {
       return false;
     }
-    Long lower = bound(file.lowerBounds(), bucket);
-    Long upper = bound(file.upperBounds(), bucket);
-    if (lower == null || upper == null) {
-      return true;
-    }
-    return hot.overlaps(new BucketRange(lower, upper == Long.MAX_VALUE ? upper : upper + 1));
-  }
-
-  private static Long bound(Map<Integer, ByteBuffer> bounds, Types.NestedField field) {
-    ByteBuffer buffer = bounds == null ? null : bounds.get(field.fieldId());
-    if (buffer == null) {
-      return null;
-    }
-    Object value = Conversions.fromByteBuffer(field.type(), buffer);
-    return value instanceof Number number ? number.longValue() : null;
+    // The target's bucket column holds bucket starts: a file's buckets are its values.
+    BucketRange values = FileBuckets.of(file, bucket).valueRange();
+    return values == null || hot.overlaps(values);
   }
 
   private static RefreshOutcome.Compaction rewrite(
@@ -427,7 +414,7 @@ final class TargetCompaction {
 
   private static long lowerBucket(Table target, DataFile file) {
     Types.NestedField bucket = bucketField(target);
-    Long lower = bucket == null ? null : bound(file.lowerBounds(), bucket);
+    Long lower = bucket == null ? null : FileBuckets.of(file, bucket).lower();
     return lower == null ? Long.MIN_VALUE : lower;
   }
 
