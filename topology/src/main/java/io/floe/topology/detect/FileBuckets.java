@@ -19,30 +19,28 @@ import org.apache.iceberg.types.Types;
  * a value of the column: then the file's rows could be anywhere, unless its null count says every
  * row is null. Values are the column's stored longs: days, microseconds, or nanoseconds for a
  * {@code timestamp_ns} column.
+ *
+ * @param lower the lower bound of the column's values, or null without both bounds
+ * @param upper the upper bound of the column's values, or null without both bounds
+ * @param nullCount the recorded number of rows whose column is null, or null when none is recorded
+ * @param records the file's rows
  */
-public final class FileBuckets {
+public record FileBuckets(Long lower, Long upper, Long nullCount, long records) {
 
-  private final Long lower;
-  private final Long upper;
-  private final Long nulls;
-  private final long records;
-
-  private FileBuckets(Long lower, Long upper, Long nulls, long records) {
-    this.lower = lower;
-    this.upper = upper;
-    this.nulls = nulls;
-    this.records = records;
+  public FileBuckets {
+    // One bound without the other bounds nothing.
+    if (lower == null || upper == null) {
+      lower = null;
+      upper = null;
+    }
   }
 
   /** The statistics of {@code file} on {@code column}. */
   public static FileBuckets of(ContentFile<?> file, Types.NestedField column) {
     int id = column.fieldId();
-    Long lower = decode(column, value(file.lowerBounds(), id));
-    Long upper = decode(column, value(file.upperBounds(), id));
-    boolean bounded = lower != null && upper != null;
     return new FileBuckets(
-        bounded ? lower : null,
-        bounded ? upper : null,
+        decode(column, value(file.lowerBounds(), id)),
+        decode(column, value(file.upperBounds(), id)),
         value(file.nullValueCounts(), id),
         file.recordCount());
   }
@@ -77,27 +75,12 @@ public final class FileBuckets {
 
   /** Whether the recorded null count says every row of the file is null on the column. */
   public boolean holdsOnlyNulls() {
-    return nulls != null && nulls == records;
+    return nullCount != null && nullCount == records;
   }
 
   /** Whether the file may hold rows whose column is null: a positive or unrecorded null count. */
   public boolean mayHoldNulls() {
-    return nulls == null || nulls > 0;
-  }
-
-  /** The recorded number of rows whose column is null, or null when none is recorded. */
-  public Long nullCount() {
-    return nulls;
-  }
-
-  /** The lower bound of the column's values, or null without bounds. */
-  public Long lower() {
-    return lower;
-  }
-
-  /** The upper bound of the column's values, or null without bounds. */
-  public Long upper() {
-    return upper;
+    return nullCount == null || nullCount > 0;
   }
 
   /** The buckets of the file's non-null values, {@code [floor(min), floor(max) + 1 bucket)}. */
@@ -111,14 +94,5 @@ public final class FileBuckets {
    */
   public BucketRange valueRange() {
     return hasBounds() ? new BucketRange(lower, upper == Long.MAX_VALUE ? upper : upper + 1) : null;
-  }
-
-  @Override
-  public String toString() {
-    return (hasBounds() ? "[" + lower + ", " + upper + "]" : "no bounds")
-        + ", nulls "
-        + nulls
-        + " of "
-        + records;
   }
 }
