@@ -69,15 +69,7 @@ class CommitStateUnknownTest {
     RefreshOutcome outcome = refreshUntilLost(catalog);
 
     // Then the compaction that landed is reported by the refresh that ran it, and made once
-    assertThat(catalog.lost.get()).isEqualTo(1);
-    assertThat(outcome.compaction()).as("the compaction that landed").isNotNull();
-    Snapshot current = target().currentSnapshot();
-    assertThat(current.operation()).isEqualTo(DataOperations.REPLACE);
-    assertThat(outcome.compaction().targetSnapshotId()).isEqualTo(current.snapshotId());
-    assertThat(target().snapshot(current.parentId()).operation())
-        .isNotEqualTo(DataOperations.REPLACE);
-    OracleAssertions.assertMatches(
-        target(), trades, trades.currentSnapshot().snapshotId(), TradeViews.OHLCV_1M);
+    assertCompactedOnce(catalog, outcome, "the compaction that landed");
   }
 
   @Test
@@ -91,15 +83,7 @@ class CommitStateUnknownTest {
     RefreshOutcome outcome = refreshUntilLost(catalog);
 
     // Then the refresh that ran it makes the compaction again, and it lands once
-    assertThat(catalog.lost.get()).isEqualTo(1);
-    assertThat(outcome.compaction()).as("the compaction made again").isNotNull();
-    Snapshot current = target().currentSnapshot();
-    assertThat(current.operation()).isEqualTo(DataOperations.REPLACE);
-    assertThat(outcome.compaction().targetSnapshotId()).isEqualTo(current.snapshotId());
-    assertThat(target().snapshot(current.parentId()).operation())
-        .isNotEqualTo(DataOperations.REPLACE);
-    OracleAssertions.assertMatches(
-        target(), trades, trades.currentSnapshot().snapshotId(), TradeViews.OHLCV_1M);
+    assertCompactedOnce(catalog, outcome, "the compaction made again");
   }
 
   @Test
@@ -123,6 +107,22 @@ class CommitStateUnknownTest {
     assertThat(catalog.lost.get()).isEqualTo(1);
     assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
     assertThat(target().snapshot(outcome.targetSnapshotId()).parentId()).isEqualTo(before);
+    OracleAssertions.assertMatches(
+        target(), trades, trades.currentSnapshot().snapshotId(), TradeViews.OHLCV_1M);
+  }
+
+  /**
+   * The catalog lost one answer, the refresh reports the compaction, which is the target's current
+   * snapshot and the only one since the refresh, and the view is exact.
+   */
+  private void assertCompactedOnce(LosingCatalog catalog, RefreshOutcome outcome, String what) {
+    assertThat(catalog.lost.get()).isEqualTo(1);
+    assertThat(outcome.compaction()).as(what).isNotNull();
+    Snapshot current = target().currentSnapshot();
+    assertThat(current.operation()).isEqualTo(DataOperations.REPLACE);
+    assertThat(outcome.compaction().targetSnapshotId()).isEqualTo(current.snapshotId());
+    assertThat(target().snapshot(current.parentId()).operation())
+        .isNotEqualTo(DataOperations.REPLACE);
     OracleAssertions.assertMatches(
         target(), trades, trades.currentSnapshot().snapshotId(), TradeViews.OHLCV_1M);
   }
