@@ -6,7 +6,6 @@ import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -24,7 +23,6 @@ import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -42,9 +40,9 @@ import org.apache.iceberg.types.Types;
  * </ul>
  *
  * Each file contributes {@code [floor(min), floor(max) + 1 bucket)} of its bucket-column bounds,
- * and the null bucket when it holds nulls. When that cannot be made exact (no bounds, an unknown
- * operation, a bucket column the snapshot's schema lacks), the view is fully refreshed, with the
- * reason.
+ * and the null bucket when it holds nulls ({@link FileBuckets}). When that cannot be made exact (no
+ * bounds, an unknown operation, a bucket column the snapshot's schema lacks), the view is fully
+ * refreshed, with the reason.
  */
 public final class DirtyBucketDetector {
 
@@ -235,32 +233,23 @@ public final class DirtyBucketDetector {
     Bucketing bucketing = Bucketing.of(view.granularity(), type.get(), view.zone());
     List<io.floe.topology.bucket.BucketRange> ranges = new ArrayList<>();
     boolean nullBucket = false;
-    int id = field.fieldId();
     for (ContentFile<?> file : changes.files()) {
-      Long nulls = value(file.nullValueCounts(), id);
-      ByteBuffer lower = value(file.lowerBounds(), id);
-      ByteBuffer upper = value(file.upperBounds(), id);
-      if (lower == null || upper == null) {
-        if (nulls != null && nulls == file.recordCount()) {
+      FileBuckets buckets = FileBuckets.of(file, field);
+      if (!buckets.hasBounds()) {
+        if (buckets.holdsOnlyNulls()) {
           nullBucket = true;
           continue;
         }
         return DirtyBuckets.all(
             "file " + file.location() + " has no bounds for bucket column " + field.name());
       }
-      long min = ((Number) Conversions.fromByteBuffer(field.type(), lower)).longValue();
-      long max = ((Number) Conversions.fromByteBuffer(field.type(), upper)).longValue();
-      ranges.add(bucketing.expand(min, max));
+      ranges.add(buckets.range(bucketing));
       // Unknown null counts must assume nulls: the null bucket is cheap to recompute.
-      if (nulls == null || nulls > 0) {
+      if (buckets.mayHoldNulls()) {
         nullBucket = true;
       }
     }
     return DirtyBuckets.of(BucketRangeSet.of(ranges), nullBucket);
-  }
-
-  private static <T> T value(Map<Integer, T> map, int id) {
-    return map == null ? null : map.get(id);
   }
 
   /** The statistics needed to bound a change are gone: views must fully refresh. */

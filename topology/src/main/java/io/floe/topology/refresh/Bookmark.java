@@ -91,6 +91,50 @@ public record Bookmark(
   }
 
   /**
+   * The table properties this bookmark is recorded as, each of its fields under its key: a field
+   * that is null maps to null (the property is absent).
+   */
+  Map<String, String> properties() {
+    Map<String, String> properties = new HashMap<>();
+    properties.put(FloeProperties.SOURCE_SNAPSHOT_ID, text(sourceSnapshotId));
+    properties.put(FloeProperties.VIEW_VERSION, viewVersion);
+    properties.put(FloeProperties.VIEW_REVISION, text(viewRevision));
+    properties.put(FloeProperties.SOURCE_TABLE_UUID, sourceTableUuid);
+    properties.put(FloeProperties.REFRESH_ID, refreshId);
+    properties.put(FloeProperties.PROGRESS, progress);
+    properties.put(FloeProperties.SOURCE_COLUMNS, sourceColumns);
+    return properties;
+  }
+
+  private static String text(Long number) {
+    return number == null ? null : number.toString();
+  }
+
+  /**
+   * This bookmark with a chunked refresh half applied: its chunks so far recorded as {@code
+   * progress}, by the definition at {@code revision}; the snapshot the whole target reflects stays.
+   */
+  Bookmark inProgress(long revision, RefreshProgress progress) {
+    return new Bookmark(
+        sourceSnapshotId,
+        viewVersion,
+        revision,
+        sourceTableUuid,
+        refreshId,
+        progress.toString(),
+        sourceColumns);
+  }
+
+  /**
+   * The bookmark of a target changed to the output of the definition at {@code revision} of {@code
+   * version}: its rows are no longer any definition's complete output, so it reflects no source
+   * snapshot, and no refresh is complete or under way.
+   */
+  Bookmark redefined(long revision, String version) {
+    return new Bookmark(null, version, revision, sourceTableUuid, null, null, sourceColumns);
+  }
+
+  /**
    * The properties a commit that starts from this bookmark requires unchanged, as recorded (a null
    * value: absent): if another commit moved them, the commit is refused.
    */

@@ -4,12 +4,12 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.detect.FileBuckets;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.eval.SharedWork;
 import io.floe.topology.view.ViewPlan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -39,7 +39,6 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
 
@@ -223,7 +222,7 @@ final class BucketReplacement {
     ordered.sort(
         Comparator.comparingLong(
             (FileScanTask task) -> {
-              Long lower = bound(task.file().lowerBounds());
+              Long lower = FileBuckets.of(task.file(), bucketField).lower();
               return lower == null ? Long.MIN_VALUE : lower;
             }));
     return ordered;
@@ -234,15 +233,15 @@ final class BucketReplacement {
    * bounds in one dirty range, and nulls only if the null bucket is dirty.
    */
   private boolean isWhollyDirty(DataFile file, ChunkPlan.Chunk chunk, BucketRangeSet targetRanges) {
-    Long nulls =
-        file.nullValueCounts() == null ? null : file.nullValueCounts().get(bucketField.fieldId());
+    FileBuckets buckets = FileBuckets.of(file, bucketField);
+    Long nulls = buckets.nullCount();
     if (nulls == null || (nulls > 0 && !chunk.nullBucket())) {
       return false;
     }
-    Long lower = bound(file.lowerBounds());
-    Long upper = bound(file.upperBounds());
-    if (lower == null || upper == null) {
-      return nulls == file.recordCount() && chunk.nullBucket();
+    Long lower = buckets.lower();
+    Long upper = buckets.upper();
+    if (!buckets.hasBounds()) {
+      return buckets.holdsOnlyNulls() && chunk.nullBucket();
     }
     for (BucketRange range : targetRanges.ranges()) {
       if (range.start() <= lower && upper < range.end()) {
@@ -259,16 +258,15 @@ final class BucketReplacement {
   private Set<Object> bucketValues(
       DataFile file, ChunkPlan.Chunk chunk, BucketRangeSet targetRanges) {
     Set<Object> values = new LinkedHashSet<>();
-    Long nulls =
-        file.nullValueCounts() == null ? null : file.nullValueCounts().get(bucketField.fieldId());
-    if (chunk.nullBucket() && (nulls == null || nulls > 0)) {
+    FileBuckets buckets = FileBuckets.of(file, bucketField);
+    if (chunk.nullBucket() && buckets.mayHoldNulls()) {
       values.add(null);
     }
-    Long lower = bound(file.lowerBounds());
-    Long upper = bound(file.upperBounds());
-    if (lower == null || upper == null) {
-      return nulls != null && nulls == file.recordCount() ? values : null;
+    if (!buckets.hasBounds()) {
+      return buckets.holdsOnlyNulls() ? values : null;
     }
+    long lower = buckets.lower();
+    long upper = buckets.upper();
     // Buckets are enumerated in the bucketing's own unit (nanoseconds for a _ns source).
     long from = bucketing.floor(bucketType.fromTargetValue(lower));
     long to = bucketType.fromTargetValue(upper);
@@ -519,16 +517,6 @@ final class BucketReplacement {
     return ranges.size() <= MAX_RANGE_GROUPS
         ? low
         : (int) ((long) low * MAX_RANGE_GROUPS / ranges.size());
-  }
-
-  /** The file's bound of the bucket column, as the target stores it, or null. */
-  private Long bound(Map<Integer, ByteBuffer> bounds) {
-    ByteBuffer buffer = bounds == null ? null : bounds.get(bucketField.fieldId());
-    if (buffer == null) {
-      return null;
-    }
-    Object value = Conversions.fromByteBuffer(bucketField.type(), buffer);
-    return ((Number) value).longValue();
   }
 
   private BucketRangeSet toTargetRanges(BucketRangeSet ranges) {

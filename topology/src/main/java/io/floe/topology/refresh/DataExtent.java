@@ -2,24 +2,22 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.Bucketing;
-import java.nio.ByteBuffer;
+import io.floe.topology.detect.FileBuckets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 
 /**
  * Where the rows of a pinned source snapshot lie in bucket terms, from manifest statistics alone
  * (no data file is read): each live data file contributes {@code [floor(min), floor(max) + 1
- * bucket)} of its bucket-column bounds with its record count, and its nulls to the null bucket.
- * {@link ChunkPlan} sizes chunks by it. Rows removed by delete files still count: the extent
- * over-estimates, never under-estimates.
+ * bucket)} of its bucket-column bounds ({@link FileBuckets}) with its record count, and its nulls
+ * to the null bucket. {@link ChunkPlan} sizes chunks by it. Rows removed by delete files still
+ * count: the extent over-estimates, never under-estimates.
  *
  * <p>A file without bounds for the bucket column (and not all null) makes the extent unknown: its
  * rows could be anywhere.
@@ -71,13 +69,13 @@ final class DataExtent {
       if (!seen.add(file.location()) || file.recordCount() == 0) {
         continue;
       }
-      Bounds bounds = Bounds.of(file, field, bucketing);
-      if (bounds.unknown()) {
+      FileBuckets buckets = FileBuckets.of(file, field);
+      if (!buckets.isKnown()) {
         return UNKNOWN;
       }
-      long nulls = bounds.nulls() == null ? 0 : bounds.nulls();
-      if (bounds.range() != null) {
-        files.add(new FileRange(bounds.range(), file.recordCount() - nulls));
+      long nulls = buckets.nullCount() == null ? 0 : buckets.nullCount();
+      if (buckets.hasBounds()) {
+        files.add(new FileRange(buckets.range(bucketing), file.recordCount() - nulls));
       }
       nullRows += nulls;
     }
@@ -96,43 +94,18 @@ final class DataExtent {
       ChunkPlan.Chunk chunk) {
     List<FileScanTask> selected = new ArrayList<>();
     for (FileScanTask task : tasks) {
-      Bounds bounds = Bounds.of(task.file(), field, bucketing);
+      FileBuckets buckets = FileBuckets.of(task.file(), field);
+      BucketRange range = buckets.range(bucketing);
       boolean overlaps =
-          bounds.unknown()
-              || (chunk.nullBucket() && (bounds.nulls() == null || bounds.nulls() > 0))
-              || (bounds.range() != null
-                  && chunk.ranges().ranges().stream().anyMatch(r -> r.overlaps(bounds.range())));
+          !buckets.isKnown()
+              || (chunk.nullBucket() && buckets.mayHoldNulls())
+              || (range != null
+                  && chunk.ranges().ranges().stream().anyMatch(r -> r.overlaps(range)));
       if (overlaps) {
         selected.add(task);
       }
     }
     return selected;
-  }
-
-  /**
-   * A data file's bucket-column statistics: the bucket range of its non-null values (null when it
-   * has none), its null rows (null when not recorded), and whether the range is unknown.
-   */
-  private record Bounds(BucketRange range, Long nulls, boolean unknown) {
-
-    static Bounds of(DataFile file, Types.NestedField field, Bucketing bucketing) {
-      int id = field.fieldId();
-      Long nulls = value(file.nullValueCounts(), id);
-      ByteBuffer lower = value(file.lowerBounds(), id);
-      ByteBuffer upper = value(file.upperBounds(), id);
-      if (lower == null || upper == null) {
-        return nulls != null && nulls == file.recordCount()
-            ? new Bounds(null, nulls, false)
-            : new Bounds(null, nulls, true);
-      }
-      long min = ((Number) Conversions.fromByteBuffer(field.type(), lower)).longValue();
-      long max = ((Number) Conversions.fromByteBuffer(field.type(), upper)).longValue();
-      return new Bounds(bucketing.expand(min, max), nulls, false);
-    }
-  }
-
-  private static <T> T value(Map<Integer, T> map, int id) {
-    return map == null ? null : map.get(id);
   }
 
   /** True when every file's bounds were known. */

@@ -3,28 +3,37 @@ package io.floe.topology.refresh;
 import io.floe.topology.iceberg.ManifestWork;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.ExpireSnapshots;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.OverwriteFiles;
+import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One atomic, guarded commit of a refresh chunk to a view's target (DESIGN §3.6): the chunk's new
- * data files replace the files it rewrote (an overwrite), or, merge-on-read, come with the delete
- * files that hide the rows they replace (a row delta), the snapshot summary records the refresh,
- * and the table properties move in the same metadata swap, which {@link CommitGuard} makes
- * conditional on the bookmark the chunk started from. A commit whose state is unknown is looked for
- * in the table before anything else.
+ * The only code that commits to a view's target (DESIGN §3.6): a refresh chunk's rows, a
+ * compaction's rewrite, a change of the target's schema and layout, and the expiry of its old
+ * snapshots. Each goes through one guarded operation: the table's operations are wrapped in {@link
+ * GuardedTableOperations}, so that the metadata swap is conditional on {@link CommitGuard} and
+ * moves the bookmark properties with it, and a commit whose state is unknown is looked for in the
+ * table before anything else: one that landed is done, one that did not is made again, a few times.
+ *
+ * <p>A chunk's new data files replace the files it rewrote (an overwrite), or, merge-on-read, come
+ * with the delete files that hide the rows they replace (a row delta); its snapshot summary records
+ * the refresh.
  */
 final class GuardedCommit {
 
@@ -43,8 +52,7 @@ final class GuardedCommit {
    * @param deletes delete files that remove replaced rows (merge-on-read)
    * @param summary snapshot summary properties
    * @param guard what the target must be like
-   * @param updates table properties to set
-   * @param removals table properties to remove
+   * @param bookmark the bookmark the chunk leaves, from the one it commits on
    */
   record Change(
       ChunkId chunk,
@@ -54,51 +62,152 @@ final class GuardedCommit {
       List<DeleteFile> deletes,
       Map<String, String> summary,
       CommitGuard guard,
-      Map<String, String> updates,
-      Set<String> removals) {}
+      UnaryOperator<Bookmark> bookmark) {}
 
   /**
-   * Commits the change; returns the id of the target snapshot holding it.
+   * Commits the chunk; returns the id of the target snapshot holding it.
    *
    * @throws CommitGuard.BookmarkMovedException when another commit moved the bookmark
    * @throws CommitGuard.SupersededException when a newer definition of the view committed
    */
   static long commit(Table target, Change change) {
     String chunkId = change.chunk().toString();
+    apply(
+        target,
+        chunkId,
+        change.guard(),
+        change.bookmark(),
+        guarded -> {
+          SnapshotUpdate<?> update =
+              change.deletes().isEmpty() ? overwrite(guarded, change) : rowDelta(guarded, change);
+          change.summary().forEach(update::set);
+          update.set(FloeProperties.REFRESH_ID, chunkId);
+          update.commit();
+        },
+        table -> find(table, FloeProperties.REFRESH_ID, chunkId, null) != null);
+    return committed(target, FloeProperties.REFRESH_ID, chunkId, null);
+  }
+
+  /**
+   * Commits a compaction of the target as it is at {@code base}: a {@code replace} that removes
+   * {@code removed} and {@code removedDeletes} and adds {@code added}, with the summary {@code
+   * summary}, which must hold {@code marker}'s key and value (what tells the commit in the table);
+   * the bookmark properties stay as they are. Returns the id of the target snapshot holding it.
+   */
+  static long rewrite(
+      Table target,
+      Snapshot base,
+      CommitGuard guard,
+      List<DataFile> removed,
+      List<DeleteFile> removedDeletes,
+      List<DataFile> added,
+      Map<String, String> summary,
+      Map.Entry<String, String> marker) {
+    apply(
+        target,
+        "compaction " + marker.getValue(),
+        guard,
+        UnaryOperator.identity(),
+        guarded -> {
+          RewriteFiles rewrite =
+              ManifestWork.commit(guarded.newRewrite(), guarded, base)
+                  .validateFromSnapshot(base.snapshotId());
+          removed.forEach(rewrite::deleteFile);
+          removedDeletes.forEach(rewrite::deleteFile);
+          added.forEach(rewrite::addFile);
+          summary.forEach(rewrite::set);
+          rewrite.commit();
+        },
+        table -> find(table, marker.getKey(), marker.getValue(), base.snapshotId()) != null);
+    return committed(target, marker.getKey(), marker.getValue(), base.snapshotId());
+  }
+
+  /**
+   * Commits the metadata changes {@code changes} makes in a transaction (a schema, sort order or
+   * partition spec), leaving the bookmark {@code bookmark} makes of the one it commits on.
+   *
+   * @param landed whether the table, refreshed after a commit whose state is unknown, shows the
+   *     change made
+   */
+  static void transaction(
+      Table target,
+      String what,
+      CommitGuard guard,
+      UnaryOperator<Bookmark> bookmark,
+      Consumer<Transaction> changes,
+      Predicate<Table> landed) {
+    apply(
+        target,
+        what,
+        guard,
+        bookmark,
+        guarded -> {
+          Transaction transaction = guarded.newTransaction();
+          changes.accept(transaction);
+          transaction.commitTransaction();
+        },
+        landed);
+  }
+
+  /**
+   * Expires the target's snapshots as {@code expiry} configures it; the bookmark stays. Expiring
+   * again what an unknown commit expired expires nothing more, so such a commit is made again.
+   */
+  static void expire(Table target, CommitGuard guard, Consumer<ExpireSnapshots> expiry) {
+    apply(
+        target,
+        "expiry of " + target.name(),
+        guard,
+        UnaryOperator.identity(),
+        guarded -> {
+          ExpireSnapshots expire = guarded.expireSnapshots();
+          expiry.accept(expire);
+          expire.commit();
+        },
+        table -> false);
+  }
+
+  /**
+   * The one guarded operation: makes the commit on the target wrapped in the guard, and resolves a
+   * commit whose state is unknown by looking for it in the refreshed table before anything else.
+   */
+  private static void apply(
+      Table target,
+      String what,
+      CommitGuard guard,
+      UnaryOperator<Bookmark> bookmark,
+      Consumer<Table> commit,
+      Predicate<Table> landed) {
     Table guarded =
         new BaseTable(
-            new GuardedTableOperations(
-                ((HasTableOperations) target).operations(),
-                change.guard(),
-                change.updates(),
-                change.removals()),
+            new GuardedTableOperations(((HasTableOperations) target).operations(), guard, bookmark),
             target.name());
     for (int attempt = 1; ; attempt++) {
-      SnapshotUpdate<?> update =
-          change.deletes().isEmpty() ? overwrite(guarded, change) : rowDelta(guarded, change);
-      change.summary().forEach(update::set);
-      update.set(FloeProperties.REFRESH_ID, chunkId);
       try {
-        update.commit();
-        break;
+        commit.accept(guarded);
+        return;
       } catch (CommitStateUnknownException e) {
         // Before anything else, find out whether the commit happened (DESIGN §3.6).
         target.refresh();
-        if (find(target, chunkId) != null) {
-          LOG.warn("Commit state of {} was unknown; the table shows it committed", chunkId);
-          break;
+        if (landed.test(target)) {
+          LOG.warn("Commit state of {} was unknown; the table shows it committed", what);
+          return;
         }
         if (attempt >= ATTEMPTS) {
           throw e;
         }
-        LOG.warn("Commit state of {} was unknown and it is not in the table; retrying", chunkId, e);
+        LOG.warn("Commit state of {} was unknown and it is not in the table; retrying", what, e);
       }
     }
+  }
+
+  /** The id of the snapshot a commit just made, found by its summary {@code key}. */
+  private static long committed(Table target, String key, String value, Long since) {
     // No refresh: the table's operations know their own commit (a REST catalog returns the new
     // metadata; a metastore catalog reads the file it just wrote, at the next look).
-    Snapshot committed = find(target, chunkId);
+    Snapshot committed = find(target, key, value, since);
     if (committed == null) {
-      throw new IllegalStateException("Committed " + chunkId + " but cannot find its snapshot");
+      throw new IllegalStateException("Committed " + value + " but cannot find its snapshot");
     }
     return committed.snapshotId();
   }
@@ -134,10 +243,16 @@ final class GuardedCommit {
     return delta;
   }
 
-  /** The target snapshot whose summary carries {@code refreshId}, searching back from current. */
-  static Snapshot find(Table target, String refreshId) {
+  /**
+   * The newest target snapshot whose summary maps {@code key} to {@code value}, searching back from
+   * current, and no further than the snapshot after {@code since} when it is given.
+   */
+  private static Snapshot find(Table target, String key, String value, Long since) {
     for (Snapshot s : SnapshotUtil.currentAncestors(target)) {
-      if (refreshId.equals(s.summary().get(FloeProperties.REFRESH_ID))) {
+      if (since != null && s.snapshotId() == since) {
+        return null;
+      }
+      if (value.equals(s.summary().get(key))) {
         return s;
       }
     }

@@ -1,7 +1,10 @@
 package io.floe.topology.refresh;
 
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.encryption.EncryptionManager;
@@ -10,7 +13,8 @@ import org.apache.iceberg.io.LocationProvider;
 
 /**
  * Table operations that make a commit conditional on the table's bookmark properties ({@link
- * CommitGuard}) and update them in the same atomic metadata swap (DESIGN §3.6).
+ * CommitGuard}) and move them ({@link Bookmark#properties}) in the same atomic metadata swap
+ * (DESIGN §3.6). Built by {@link GuardedCommit} alone.
  *
  * <p>Iceberg retries a commit that lost a race ({@code CommitFailedException}) by applying the
  * change again to the refreshed table; every attempt comes through {@link #commit}, whose {@code
@@ -22,32 +26,40 @@ final class GuardedTableOperations implements TableOperations {
 
   private final TableOperations delegate;
   private final CommitGuard guard;
-  private final Map<String, String> updates;
-  private final Set<String> removals;
+  private final UnaryOperator<Bookmark> bookmark;
 
   /**
    * @param guard what the table must be like when the commit applies
-   * @param updates properties the commit sets
-   * @param removals properties the commit removes
+   * @param bookmark the bookmark the commit leaves, from the one of the metadata it replaces
    */
   GuardedTableOperations(
-      TableOperations delegate,
-      CommitGuard guard,
-      Map<String, String> updates,
-      Set<String> removals) {
+      TableOperations delegate, CommitGuard guard, UnaryOperator<Bookmark> bookmark) {
     this.delegate = delegate;
     this.guard = guard;
-    this.updates = updates;
-    this.removals = removals;
+    this.bookmark = bookmark;
   }
 
   @Override
   public void commit(TableMetadata base, TableMetadata metadata) {
     guard.check(base);
-    if (updates.isEmpty() && removals.isEmpty()) {
+    Bookmark before = Bookmark.of(metadata.properties());
+    Bookmark after = bookmark.apply(before);
+    if (after.equals(before)) {
       delegate.commit(base, metadata);
       return;
     }
+    Map<String, String> updates = new HashMap<>();
+    Set<String> removals = new HashSet<>();
+    after
+        .properties()
+        .forEach(
+            (key, value) -> {
+              if (value != null) {
+                updates.put(key, value);
+              } else if (metadata.property(key, null) != null) {
+                removals.add(key);
+              }
+            });
     TableMetadata.Builder withProperties = TableMetadata.buildFrom(metadata);
     if (!updates.isEmpty()) {
       withProperties.setProperties(updates);

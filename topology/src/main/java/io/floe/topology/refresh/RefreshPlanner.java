@@ -266,4 +266,24 @@ final class RefreshPlanner {
     }
     return reads.changesSince(recorded);
   }
+
+  /**
+   * The id of a refresh that reads the source columns {@code reads}, against the target's {@code
+   * bookmark}: the requested one, or, when the target already reflects the refresh's snapshot but
+   * read otherwise (a schema change or a name mapping set since, neither of which creates a
+   * snapshot), one that names the columns read, so that the full refresh this causes at the same
+   * snapshot is a refresh of its own (DESIGN §3.6). A run after a crash finds its own id recorded
+   * and computes it again; every other refresh keeps the id it is requested under.
+   */
+  static RefreshId readId(RefreshId requested, Bookmark bookmark, SourceColumns reads) {
+    if (bookmark.sourceSnapshotId() == null
+        || bookmark.sourceSnapshotId() != requested.sourceSnapshotId()) {
+      return requested;
+    }
+    RefreshId reread = requested.readingOtherColumns(reads.digest());
+    SourceColumns recorded = bookmark.parsedSourceColumns();
+    boolean readOtherwise =
+        bookmark.sourceColumns() != null && (recorded == null || !recorded.isSameAs(reads));
+    return readOtherwise || reread.toString().equals(bookmark.refreshId()) ? reread : requested;
+  }
 }

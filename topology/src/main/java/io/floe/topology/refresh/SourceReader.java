@@ -8,10 +8,13 @@ import org.apache.iceberg.CombinedScanTask;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Scan;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
 
 /**
  * Plans the reads of one pinned table snapshot (DESIGN §3.5): the files that may hold rows matching
@@ -102,5 +105,18 @@ final class SourceReader {
           "Cannot plan " + table.name() + " at snapshot " + snapshotId, e);
     }
     return tasks;
+  }
+
+  /**
+   * The schema a refresh reads its pinned snapshot with, by Iceberg's rule for a branch and a
+   * snapshot ({@link SnapshotUtil#schemaFor(Table, String)}): the head of main reads as the table
+   * does now, under its current schema, since schema changes create no snapshot and the view must
+   * equal its query over the table as users read it; an older snapshot reads under its own schema.
+   */
+  static Schema readSchema(Table table, Snapshot pinned) {
+    Snapshot current = table.currentSnapshot();
+    return current != null && current.snapshotId() == pinned.snapshotId()
+        ? SnapshotUtil.schemaFor(table, SnapshotRef.MAIN_BRANCH)
+        : SnapshotUtil.schemaFor(table, pinned.snapshotId());
   }
 }

@@ -3,11 +3,11 @@ package io.floe.topology.refresh;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.detect.FileBuckets;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -18,17 +18,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
-import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SortOrder;
@@ -39,7 +36,6 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
@@ -59,13 +55,14 @@ import org.slf4j.LoggerFactory;
  * refresh just recomputed stay out: they are the ones the next refresh is likely to rewrite, and
  * merging them into larger files would make that rewrite dear.
  *
- * <p>The commit is a {@code replace} (Iceberg's {@link RewriteFiles}): no row changes, so chained
- * views dirty nothing. It goes through the same guard as a refresh (the bookmark the compaction
- * started from unchanged, no newer definition committed), leaves the bookmark properties as they
- * are and carries the summary keys of the snapshot it rewrites forward ({@code floe.view}, {@code
- * floe.view-version}, {@code floe.source-snapshot-id}, ..., the engines' keys of {@link
- * EngineMetadata}), but not {@code floe.refresh-id}: it is no refresh. A compaction that fails is
- * logged and tried again after a later refresh; it never fails the refresh.
+ * <p>The commit is a {@code replace} (Iceberg's {@code RewriteFiles}): no row changes, so chained
+ * views dirty nothing. It goes through the same guarded commit as a refresh ({@link GuardedCommit}:
+ * the bookmark the compaction started from unchanged, no newer definition committed, a commit whose
+ * state is unknown looked for in the table by its {@value #COMPACTION_AFTER}), leaves the bookmark
+ * properties as they are and carries the summary keys of the snapshot it rewrites forward ({@code
+ * floe.view}, {@code floe.view-version}, {@code floe.source-snapshot-id}, ..., the engines' keys of
+ * {@link EngineMetadata}), but not {@code floe.refresh-id}: it is no refresh. A compaction that
+ * fails is logged and tried again after a later refresh; it never fails the refresh.
  *
  * <p>Tuned by table properties of the target: Iceberg's {@code write.target-file-size-bytes}, and
  * {@value #ENABLED}, {@value #MIN_INPUT_FILES}, {@value #MAX_DELETE_FILES}, {@value
@@ -341,21 +338,9 @@ final class TargetCompaction {
     if (hot == null || hot.isEmpty() || bucket == null) {
       return false;
     }
-    Long lower = bound(file.lowerBounds(), bucket);
-    Long upper = bound(file.upperBounds(), bucket);
-    if (lower == null || upper == null) {
-      return true;
-    }
-    return hot.overlaps(new BucketRange(lower, upper == Long.MAX_VALUE ? upper : upper + 1));
-  }
-
-  private static Long bound(Map<Integer, ByteBuffer> bounds, Types.NestedField field) {
-    ByteBuffer buffer = bounds == null ? null : bounds.get(field.fieldId());
-    if (buffer == null) {
-      return null;
-    }
-    Object value = Conversions.fromByteBuffer(field.type(), buffer);
-    return value instanceof Number number ? number.longValue() : null;
+    // The target's bucket column holds bucket starts: a file's buckets are its values.
+    BucketRange values = FileBuckets.of(file, bucket).valueRange();
+    return values == null || hot.overlaps(values);
   }
 
   private static RefreshOutcome.Compaction rewrite(
@@ -404,26 +389,19 @@ final class TargetCompaction {
     }
     summary.putAll(EngineMetadata.carriedFrom(current));
     summary.put(COMPACTION_AFTER, refreshId);
-    Map<String, String> expected = Bookmark.of(target).expected();
-    Table guarded =
-        new BaseTable(
-            new GuardedTableOperations(
-                ((HasTableOperations) target).operations(),
-                CommitGuard.of(expected, view),
-                Map.of(),
-                Set.of()),
-            target.name());
-    RewriteFiles rewrite =
-        ManifestWork.commit(guarded.newRewrite(), guarded, current)
-            .validateFromSnapshot(current.snapshotId());
-    removed.forEach(rewrite::deleteFile);
-    plan.removedDeletes.forEach(rewrite::deleteFile);
-    added.forEach(rewrite::addFile);
-    summary.forEach(rewrite::set);
-    rewrite.commit();
+    long committed =
+        GuardedCommit.rewrite(
+            target,
+            current,
+            CommitGuard.of(Bookmark.of(target).expected(), view),
+            removed,
+            plan.removedDeletes,
+            added,
+            summary,
+            Map.entry(COMPACTION_AFTER, refreshId));
     long bytesWritten = added.stream().mapToLong(ContentFile::fileSizeInBytes).sum();
     return new RefreshOutcome.Compaction(
-        target.currentSnapshot().snapshotId(),
+        committed,
         plan.partitions,
         removed.size(),
         plan.removedDeletes.size(),
@@ -436,7 +414,7 @@ final class TargetCompaction {
 
   private static long lowerBucket(Table target, DataFile file) {
     Types.NestedField bucket = bucketField(target);
-    Long lower = bucket == null ? null : bound(file.lowerBounds(), bucket);
+    Long lower = bucket == null ? null : FileBuckets.of(file, bucket).lower();
     return lower == null ? Long.MIN_VALUE : lower;
   }
 

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.view.CompiledView;
 import java.util.Map;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -52,7 +53,7 @@ final class TargetMaintenance {
    *
    * @return the number of snapshots expired
    */
-  static int afterRefresh(Table target, long nowMillis) {
+  static int afterRefresh(Table target, CompiledView view, long nowMillis) {
     try {
       Map<String, String> properties = target.properties();
       long maxAge =
@@ -70,11 +71,11 @@ final class TargetMaintenance {
       if (count <= minToKeep || nowMillis - oldest <= maxAge + maxAge / 4) {
         return 0;
       }
-      target
-          .expireSnapshots()
-          .expireOlderThan(nowMillis - maxAge)
-          .retainLast(Math.max(1, minToKeep))
-          .commit();
+      // Guarded as a compaction is: the bookmark this upkeep found stays as it is.
+      GuardedCommit.expire(
+          target,
+          CommitGuard.of(Bookmark.of(target).expected(), view),
+          expire -> expire.expireOlderThan(nowMillis - maxAge).retainLast(Math.max(1, minToKeep)));
       int expired = count - countOf(target.snapshots());
       LOG.info("Expired {} snapshots of target {}", expired, target.name());
       return expired;

@@ -8,9 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.NullOrder;
 import org.apache.iceberg.PartitionField;
@@ -81,17 +78,6 @@ final class TargetTables {
       table.refresh();
     }
     return table;
-  }
-
-  private static Table guarded(
-      Table table, CompiledView compiled, Map<String, String> updates, Set<String> removals) {
-    return new BaseTable(
-        new GuardedTableOperations(
-            ((HasTableOperations) table).operations(),
-            CommitGuard.definitionOnly(compiled),
-            updates,
-            removals),
-        table.name());
   }
 
   private static Table create(
@@ -194,61 +180,17 @@ final class TargetTables {
   private static boolean evolveSchema(Table table, CompiledView compiled, ViewPlan plan) {
     ViewDefinition view = compiled.definition();
     Schema output = plan.outputSchema();
-    if (sameColumns(table.schema(), output)
-        && table.sortOrder().sameOrder(sortOrder(table.schema(), plan))
-        && TargetLayout.evolvedSpec(table, view, plan, output) == null) {
+    if (!needsChange(table, view, plan)) {
       return false;
     }
-    Table guarded =
-        guarded(
-            table,
-            compiled,
-            Map.of(
-                FloeProperties.VIEW_REVISION,
-                Long.toString(compiled.revision()),
-                FloeProperties.VIEW_VERSION,
-                compiled.version()),
-            Set.of(
-                FloeProperties.SOURCE_SNAPSHOT_ID,
-                FloeProperties.REFRESH_ID,
-                FloeProperties.PROGRESS));
     try {
-      Transaction change = guarded.newTransaction();
-      change.updateSchema().unionByNameWith(output).commit();
-      ReplaceSortOrder order = change.replaceSortOrder();
-      order.asc(plan.bucketOutput(), NullOrder.NULLS_FIRST);
-      for (String key : plan.groupKeys()) {
-        order.asc(key, NullOrder.NULLS_FIRST);
-      }
-      order.commit();
-      Table changing = change.table();
-      if (TargetLayout.evolvedSpec(changing, view, plan, output) != null) {
-        UpdatePartitionSpec spec = change.updateSpec();
-        for (PartitionField field : changing.spec().fields()) {
-          spec.removeField(field.name());
-        }
-        for (TargetPartitionField field : TargetLayout.partitioning(view, plan)) {
-          spec.addField(field.toTerm());
-        }
-        spec.commit();
-      }
-      UpdateSchema drop = change.updateSchema();
-      boolean dropping = false;
-      for (Types.NestedField column : changing.schema().columns()) {
-        if (output.findField(column.name()) == null) {
-          drop.deleteColumn(column.name());
-          dropping = true;
-        }
-      }
-      List<String> columnOrder = output.columns().stream().map(Types.NestedField::name).toList();
-      for (int i = 1; i < columnOrder.size(); i++) {
-        drop.moveAfter(columnOrder.get(i), columnOrder.get(i - 1));
-        dropping = true;
-      }
-      if (dropping) {
-        drop.commit();
-      }
-      change.commitTransaction();
+      GuardedCommit.transaction(
+          table,
+          "the change of target " + view.target() + " to the output of view " + view.name(),
+          CommitGuard.definitionOnly(compiled),
+          bookmark -> bookmark.redefined(compiled.revision(), compiled.version()),
+          change -> evolve(change, view, plan),
+          changed -> !needsChange(changed, view, plan));
     } catch (CommitGuard.SupersededException e) {
       throw e;
     } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
@@ -268,6 +210,56 @@ final class TargetTables {
         compiled.revision(),
         output.asStruct());
     return true;
+  }
+
+  /** Whether the target's columns, sort order or partitioning differ from the view's output. */
+  private static boolean needsChange(Table table, ViewDefinition view, ViewPlan plan) {
+    Schema output = plan.outputSchema();
+    return !sameColumns(table.schema(), output)
+        || !table.sortOrder().sameOrder(sortOrder(table.schema(), plan))
+        || TargetLayout.evolvedSpec(table, view, plan, output) != null;
+  }
+
+  /**
+   * Makes the changes in one transaction: adds the columns, re-sorts and re-partitions, then drops
+   * and orders the columns.
+   */
+  private static void evolve(Transaction change, ViewDefinition view, ViewPlan plan) {
+    Schema output = plan.outputSchema();
+    change.updateSchema().unionByNameWith(output).commit();
+    ReplaceSortOrder order = change.replaceSortOrder();
+    order.asc(plan.bucketOutput(), NullOrder.NULLS_FIRST);
+    for (String key : plan.groupKeys()) {
+      order.asc(key, NullOrder.NULLS_FIRST);
+    }
+    order.commit();
+    Table changing = change.table();
+    if (TargetLayout.evolvedSpec(changing, view, plan, output) != null) {
+      UpdatePartitionSpec spec = change.updateSpec();
+      for (PartitionField field : changing.spec().fields()) {
+        spec.removeField(field.name());
+      }
+      for (TargetPartitionField field : TargetLayout.partitioning(view, plan)) {
+        spec.addField(field.toTerm());
+      }
+      spec.commit();
+    }
+    UpdateSchema drop = change.updateSchema();
+    boolean dropping = false;
+    for (Types.NestedField column : changing.schema().columns()) {
+      if (output.findField(column.name()) == null) {
+        drop.deleteColumn(column.name());
+        dropping = true;
+      }
+    }
+    List<String> columnOrder = output.columns().stream().map(Types.NestedField::name).toList();
+    for (int i = 1; i < columnOrder.size(); i++) {
+      drop.moveAfter(columnOrder.get(i), columnOrder.get(i - 1));
+      dropping = true;
+    }
+    if (dropping) {
+      drop.commit();
+    }
   }
 
   private static boolean sameColumns(Schema a, Schema b) {

@@ -1,10 +1,7 @@
 package io.floe.topology.refresh;
 
-import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRangeSet;
-import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
-import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.refresh.eval.CompiledQuery;
@@ -13,34 +10,24 @@ import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.SourceColumns;
 import io.floe.topology.view.TableName;
-import io.floe.topology.view.ViewPlan;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Brings a view's target table to one pinned source snapshot (DESIGN §3.1, §3.5, §3.6, §5). The
- * {@link RefreshPlanner} decides what to read and why; {@link ChunkRecompute} computes and writes
- * each chunk; {@link GuardedCommit} commits it atomically, conditional on the bookmark the chunk
- * started from. A commit race lost to another instance plans again from the new bookmark. Blocking;
- * runs on a Floe executor, not on a stream thread.
+ * Brings a view's target table to one pinned source snapshot (DESIGN §3.1, §3.5, §3.6, §5): loads
+ * the source and prepares the target ({@link TargetTables}), lets the {@link RefreshPlanner} decide
+ * what to read and why, runs the recompute chunk by chunk ({@link RefreshRun}, each chunk committed
+ * through {@link GuardedCommit}, conditional on the bookmark it started from), and then the
+ * target's upkeep. A commit race lost to another instance plans again from the new bookmark.
+ * Blocking; runs on a Floe executor, not on a stream thread.
  */
 public final class ViewRefresher {
 
@@ -146,10 +133,10 @@ public final class ViewRefresher {
     if (stale != null) {
       LOG.info(
           "Refresh {} of view {} does not run: {}", requested.id(), view.name(), stale.reason());
-      return new Outcomes(requested, source, null, null, null)
+      return new RefreshOutcomes(requested, source, null, null, null)
           .skipped(RefreshOutcome.Status.STALE_PIN, stale.reason());
     }
-    Schema schema = readSchema(source, pinned);
+    Schema schema = SourceReader.readSchema(source, pinned);
     CompiledView.Bound bound;
     CompiledQuery evaluator;
     try {
@@ -172,7 +159,8 @@ public final class ViewRefresher {
     } catch (TargetTables.TargetNotOwnedException e) {
       throw new ViewRefreshException(e.getMessage());
     } catch (CommitGuard.SupersededException e) {
-      return superseded(view, new Outcomes(requested, source, pinned, bound.plan(), null), e);
+      return superseded(
+          view, new RefreshOutcomes(requested, source, pinned, bound.plan(), null), e);
     }
     BucketedView buckets = BucketedView.of(view);
     for (int attempt = 1; ; attempt++) {
@@ -184,8 +172,9 @@ public final class ViewRefresher {
         target.refresh();
       }
       Bookmark bookmark = Bookmark.of(target);
-      RefreshRequest request = requested.withId(readId(requested.id(), bookmark, reads));
-      Outcomes outcomes = new Outcomes(request, source, pinned, bound.plan(), target);
+      RefreshRequest request =
+          requested.withId(RefreshPlanner.readId(requested.id(), bookmark, reads));
+      RefreshOutcomes outcomes = new RefreshOutcomes(request, source, pinned, bound.plan(), target);
       RefreshPlanner.Plan plan =
           RefreshPlanner.plan(
               request,
@@ -206,18 +195,15 @@ public final class ViewRefresher {
         return superseded(view, outcomes, superseded.reason());
       }
       RefreshPlanner.Recompute recompute = (RefreshPlanner.Recompute) plan;
-      Run run =
-          new Run(
-              request,
-              source,
-              pinned,
-              schema,
-              bound.plan(),
-              reads,
-              evaluator,
+      RefreshRun run =
+          new RefreshRun(
+              new RefreshRun.Pinned(
+                  request, source, pinned, schema, bound.plan(), reads, evaluator),
               target,
               progress,
               cancelled,
+              hooks,
+              inForce,
               scanThreads);
       try {
         RefreshOutcome outcome = run.run(recompute, bookmark);
@@ -250,7 +236,7 @@ public final class ViewRefresher {
    *
    * @throws ViewRefreshException when the definition is in force
    */
-  private RefreshOutcome superseded(CompiledView view, Outcomes outcomes, String reason) {
+  private RefreshOutcome superseded(CompiledView view, RefreshOutcomes outcomes, String reason) {
     if (!inForce.test(view)) {
       return outcomes.skipped(RefreshOutcome.Status.TARGET_AHEAD, reason);
     }
@@ -268,7 +254,7 @@ public final class ViewRefresher {
   }
 
   private RefreshOutcome superseded(
-      CompiledView view, Outcomes outcomes, CommitGuard.SupersededException e) {
+      CompiledView view, RefreshOutcomes outcomes, CommitGuard.SupersededException e) {
     return superseded(view, outcomes, e.reason());
   }
 
@@ -283,11 +269,11 @@ public final class ViewRefresher {
     RefreshOutcome.Compaction compaction;
     try (RequestStage.Scope maintaining = RequestStage.MAINTAIN.enter()) {
       compaction = TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks);
-      TargetMaintenance.afterRefresh(target, System.currentTimeMillis());
+      TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis());
     }
     return compaction == null
         ? outcome
-        : outcome.withCompaction(compaction, metadataLocation(target));
+        : outcome.withCompaction(compaction, RefreshOutcomes.metadataLocation(target));
   }
 
   private Table load(CompiledView view, TableName name) {
@@ -303,407 +289,6 @@ public final class ViewRefresher {
       return catalogs.apply(name);
     } catch (IllegalArgumentException e) {
       throw new ViewRefreshException("Cannot refresh view " + view.name() + ": " + e.getMessage());
-    }
-  }
-
-  /**
-   * The schema a refresh reads its pinned snapshot with, by Iceberg's rule for a branch and a
-   * snapshot ({@link SnapshotUtil#schemaFor(Table, String)}): the head of main reads as the table
-   * does now, under its current schema, since schema changes create no snapshot and the view must
-   * equal its query over the table as users read it; an older snapshot reads under its own schema.
-   */
-  static Schema readSchema(Table table, Snapshot pinned) {
-    Snapshot current = table.currentSnapshot();
-    return current != null && current.snapshotId() == pinned.snapshotId()
-        ? SnapshotUtil.schemaFor(table, SnapshotRef.MAIN_BRANCH)
-        : SnapshotUtil.schemaFor(table, pinned.snapshotId());
-  }
-
-  /**
-   * The id of a refresh that reads the source columns {@code reads}, against the target's {@code
-   * bookmark}: the requested one, or, when the target already reflects the refresh's snapshot but
-   * read otherwise (a schema change or a name mapping set since, neither of which creates a
-   * snapshot), one that names the columns read, so that the full refresh this causes at the same
-   * snapshot is a refresh of its own (DESIGN §3.6). A run after a crash finds its own id recorded
-   * and computes it again; every other refresh keeps the id it is requested under.
-   */
-  static RefreshId readId(RefreshId requested, Bookmark bookmark, SourceColumns reads) {
-    if (bookmark.sourceSnapshotId() == null
-        || bookmark.sourceSnapshotId() != requested.sourceSnapshotId()) {
-      return requested;
-    }
-    RefreshId reread = requested.readingOtherColumns(reads.digest());
-    SourceColumns recorded = bookmark.parsedSourceColumns();
-    boolean readOtherwise =
-        bookmark.sourceColumns() != null && (recorded == null || !recorded.isSameAs(reads));
-    return readOtherwise || reread.toString().equals(bookmark.refreshId()) ? reread : requested;
-  }
-
-  private static String metadataLocation(Table table) {
-    return table instanceof HasTableOperations ops
-        ? ops.operations().current().metadataFileLocation()
-        : null;
-  }
-
-  /** The outcomes of a refresh that committed nothing new. */
-  private record Outcomes(
-      RefreshRequest request, Table source, Snapshot pinned, ViewPlan plan, Table target) {
-
-    RefreshOutcome skipped(RefreshOutcome.Status status, String reason) {
-      Snapshot current = target == null ? null : target.currentSnapshot();
-      return new RefreshOutcome(
-          status,
-          RefreshOutcome.Mode.NONE,
-          reason,
-          DirtyBuckets.none(),
-          plan == null ? null : plan.bucketing().columnType(),
-          request.id().toString(),
-          request.sourceSnapshotId(),
-          pinned == null ? -1 : pinned.sequenceNumber(),
-          current == null ? null : current.snapshotId(),
-          pinned == null ? 0 : pinned.timestampMillis(),
-          current == null ? null : current.timestampMillis(),
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          0,
-          source.uuid().toString(),
-          target == null ? null : target.uuid().toString(),
-          target == null ? null : metadataLocation(target),
-          null,
-          RequestCounts.NONE);
-    }
-
-    /**
-     * The refresh was committed by an earlier run, which crashed before it could report it: report
-     * it now as it was, from the summaries of its commits.
-     */
-    RefreshOutcome alreadyApplied() {
-      RefreshId id = request.id();
-      Snapshot last = null;
-      long rowsWritten = 0;
-      long rowsReplaced = 0;
-      int added = 0;
-      int removed = 0;
-      for (Snapshot s : SnapshotUtil.currentAncestors(target)) {
-        ChunkId chunk = chunkOf(s);
-        if (chunk == null || !chunk.refresh().equals(id)) {
-          if (last != null) {
-            break;
-          }
-          continue;
-        }
-        last = last == null ? s : last;
-        rowsWritten += summaryNumber(s, FloeProperties.ROWS_WRITTEN);
-        rowsReplaced += summaryNumber(s, FloeProperties.ROWS_REPLACED);
-        added += (int) summaryNumber(s, "added-data-files");
-        removed += (int) summaryNumber(s, "deleted-data-files");
-      }
-      if (last == null) {
-        // Its snapshots have expired: what it did is no longer known.
-        return skipped(RefreshOutcome.Status.ALREADY_APPLIED, null);
-      }
-      RefreshOutcome.Mode mode =
-          RefreshOutcome.Mode.ofLabel(last.summary().get(FloeProperties.REFRESH_MODE));
-      String reason = mode == RefreshOutcome.Mode.FULL ? "reported after a restart" : null;
-      DirtyBuckets recomputed;
-      try {
-        recomputed = DirtyBuckets.parse(last.summary().get(FloeProperties.DIRTY_BUCKETS), reason);
-      } catch (IllegalArgumentException e) {
-        recomputed = DirtyBuckets.all(reason);
-      }
-      return new RefreshOutcome(
-          RefreshOutcome.Status.ALREADY_APPLIED,
-          mode,
-          reason,
-          recomputed,
-          plan.bucketing().columnType(),
-          id.toString(),
-          pinned.snapshotId(),
-          pinned.sequenceNumber(),
-          last.snapshotId(),
-          pinned.timestampMillis(),
-          last.timestampMillis(),
-          0,
-          0,
-          rowsWritten,
-          rowsReplaced,
-          added,
-          removed,
-          0,
-          source.uuid().toString(),
-          target.uuid().toString(),
-          metadataLocation(target),
-          null,
-          RequestCounts.NONE);
-    }
-
-    private static ChunkId chunkOf(Snapshot snapshot) {
-      String recorded = snapshot.summary().get(FloeProperties.REFRESH_ID);
-      try {
-        return recorded == null ? null : ChunkId.parse(recorded);
-      } catch (IllegalArgumentException e) {
-        return null;
-      }
-    }
-
-    private static long summaryNumber(Snapshot snapshot, String key) {
-      try {
-        return Long.parseLong(snapshot.summary().getOrDefault(key, "0"));
-      } catch (NumberFormatException e) {
-        return 0;
-      }
-    }
-  }
-
-  /** One attempt at running a planned recompute, chunk by chunk. */
-  private final class Run {
-    private final RefreshRequest request;
-    private final CompiledView view;
-    private final Table source;
-    private final Snapshot snapshot;
-    private final Schema schema;
-    private final ViewPlan plan;
-    private final SourceColumns reads;
-    private final Table target;
-    private final ProgressListener progress;
-    private final BooleanSupplier cancelled;
-    private final ChunkRecompute work;
-    private final BucketColumnType bucketType;
-
-    private long rowsRead;
-    private long bytesRead;
-    private long rowsWritten;
-    private long rowsRemoved;
-    private int filesAdded;
-    private int filesRemoved;
-    private int chunksCommitted;
-    private final long startedAt = System.currentTimeMillis();
-
-    Run(
-        RefreshRequest request,
-        Table source,
-        Snapshot snapshot,
-        Schema schema,
-        ViewPlan plan,
-        SourceColumns reads,
-        CompiledQuery query,
-        Table target,
-        ProgressListener progress,
-        BooleanSupplier cancelled,
-        java.util.concurrent.Executor scanThreads) {
-      this.request = request;
-      this.view = request.view();
-      this.source = source;
-      this.snapshot = snapshot;
-      this.schema = schema;
-      this.plan = plan;
-      this.reads = reads;
-      this.target = target;
-      this.progress = progress;
-      this.cancelled = cancelled;
-      this.work = new ChunkRecompute(source, snapshot, schema, plan, query, target, scanThreads);
-      this.bucketType = plan.bucketing().columnType();
-    }
-
-    RefreshOutcome run(RefreshPlanner.Recompute recompute, Bookmark bookmark) {
-      RefreshId id = request.id();
-      DirtyBuckets dirty = recompute.dirty();
-      // The source is planned once: the chunks are cut and read from the same files.
-      Types.NestedField bucketField = schema.findField(plan.bucketColumn());
-      SourceReader reader =
-          new SourceReader(
-              source,
-              snapshot.snapshotId(),
-              schema,
-              plan.requiredColumns(),
-              dirty.full()
-                  ? Expressions.alwaysTrue()
-                  : BucketFilters.of(
-                      plan.bucketColumn(), bucketType, dirty.ranges(), dirty.nullBucket()),
-              plan.bucketColumn());
-      List<FileScanTask> planned =
-          (recompute.deltaBase() == null ? reader : reader.appendedAfter(recompute.deltaBase()))
-              .plan();
-      DataExtent extent = DataExtent.of(planned, bucketField, plan.bucketing());
-      ChunkPlan chunkPlan =
-          ChunkPlan.of(
-              dirty,
-              plan.bucketing(),
-              extent,
-              view.refresh().chunkRows().orElse(ChunkPlan.DEFAULT_CHUNK_ROWS),
-              view.refresh().chunkBuckets());
-      List<ChunkPlan.Chunk> chunks = chunkPlan.chunks();
-      String fingerprint = chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), reads);
-
-      int first = 0;
-      RefreshProgress recorded = bookmark.parsedProgress();
-      if (recorded != null
-          && recorded.continues(id, fingerprint)
-          && recorded.lastCommitted().count() == chunks.size()) {
-        first = recorded.lastCommitted().index() + 1;
-        LOG.info(
-            "Resuming refresh {} of view {} at chunk {} of {}",
-            id,
-            view.name(),
-            first + 1,
-            chunks.size());
-      } else if (recorded != null) {
-        LOG.info(
-            "Refresh {} of view {} starts again from its first chunk: the progress recorded ({})"
-                + " is of another plan",
-            id,
-            view.name(),
-            bookmark.progress());
-      }
-
-      String expectedProgress = bookmark.progress();
-      long revision = CommitGuard.revisionToRecord(bookmark, view.revision());
-      String reflected =
-          bookmark.sourceSnapshotId() == null ? null : bookmark.sourceSnapshotId().toString();
-      Long targetSnapshotId = null;
-      long buckets = chunkPlan.buckets();
-      long bucketsDone =
-          chunks.subList(0, first).stream().mapToLong(ChunkPlan.Chunk::buckets).sum();
-      for (int i = first; i < chunks.size(); i++) {
-        ChunkId chunkId = new ChunkId(id, i, chunks.size());
-        boolean last = chunkId.isLast();
-        Map<String, String> expected = new HashMap<>();
-        expected.put(FloeProperties.SOURCE_SNAPSHOT_ID, reflected);
-        expected.put(FloeProperties.PROGRESS, expectedProgress);
-        Map<String, String> updates = new HashMap<>();
-        updates.put(FloeProperties.VIEW_REVISION, Long.toString(revision));
-        Set<String> removals;
-        String nextProgress = null;
-        if (last) {
-          updates.put(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(snapshot.snapshotId()));
-          updates.put(FloeProperties.VIEW_VERSION, view.version());
-          updates.put(FloeProperties.REFRESH_ID, id.toString());
-          updates.put(FloeProperties.SOURCE_TABLE_UUID, source.uuid().toString());
-          updates.put(FloeProperties.SOURCE_COLUMNS, reads.format());
-          removals = expectedProgress != null ? Set.of(FloeProperties.PROGRESS) : Set.of();
-        } else {
-          nextProgress = new RefreshProgress(chunkId, fingerprint).toString();
-          updates.put(FloeProperties.PROGRESS, nextProgress);
-          removals = Set.of();
-        }
-        ChunkPlan.Chunk chunk = chunks.get(i);
-        ChunkRecompute.Written written =
-            work.compute(
-                chunk,
-                DataExtent.overlapping(planned, bucketField, plan.bucketing(), chunk),
-                recompute.deltaBase(),
-                chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"),
-                last);
-        hooks.filesWritten(view.name(), chunkId.toString());
-        if (cancelled.getAsBoolean()) {
-          throw new CancelledException(chunkId.toString());
-        }
-        if (!inForce.test(view)) {
-          throw CommitGuard.SupersededException.redefined(view.name(), view.revision());
-        }
-        Map<String, String> summary = new HashMap<>();
-        summary.put(FloeProperties.VIEW, view.name());
-        summary.put(FloeProperties.VIEW_VERSION, view.version());
-        summary.put(FloeProperties.VIEW_REVISION, Long.toString(revision));
-        summary.put(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(snapshot.snapshotId()));
-        summary.put(FloeProperties.SOURCE_TABLE, view.source().toString());
-        summary.put(FloeProperties.REFRESH_MODE, recompute.mode().label());
-        summary.put(FloeProperties.ROWS_WRITTEN, Long.toString(written.rowsWritten()));
-        summary.put(FloeProperties.ROWS_REPLACED, Long.toString(written.rowsReplaced()));
-        if (last) {
-          summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
-          summary.put(FloeProperties.SOURCE_COLUMNS, reads.format());
-          summary.putAll(
-              EngineMetadata.complete(
-                  view.target(),
-                  view.source(),
-                  source.uuid().toString(),
-                  snapshot.snapshotId(),
-                  revision,
-                  startedAt));
-        } else {
-          summary.putAll(EngineMetadata.halfApplied());
-        }
-        long commitStart = System.nanoTime();
-        long committed;
-        try (RequestStage.Scope committing = RequestStage.COMMIT.enter()) {
-          committed =
-              GuardedCommit.commit(
-                  target,
-                  new GuardedCommit.Change(
-                      chunkId,
-                      written.startingTarget(),
-                      written.added(),
-                      written.removed(),
-                      written.deletes(),
-                      summary,
-                      CommitGuard.of(expected, view),
-                      updates,
-                      removals));
-        }
-        long commitNanos = System.nanoTime() - commitStart;
-        hooks.committed(view.name(), chunkId.toString());
-        targetSnapshotId = committed;
-        expectedProgress = nextProgress;
-        rowsRead += written.read().rowsRead();
-        bytesRead += written.read().bytesRead();
-        rowsWritten += written.rowsWritten();
-        rowsRemoved += written.rowsReplaced();
-        filesAdded += written.added().size();
-        filesRemoved += written.removed().size();
-        chunksCommitted++;
-        LOG.info(
-            "Committed {} of view {} ({}): target snapshot {}, source snapshot {}, buckets {},"
-                + " rows written {}, replaced {}, source rows read {} (read and aggregate {} ms,"
-                + " write {} ms, commit {} ms)",
-            chunkId,
-            view.name(),
-            recompute.mode().label(),
-            committed,
-            snapshot.snapshotId(),
-            chunk.ranges() + (chunk.nullBucket() ? " + null" : ""),
-            written.rowsWritten(),
-            written.rowsReplaced(),
-            written.read().rowsRead(),
-            written.computeNanos() / 1_000_000,
-            written.writeNanos() / 1_000_000,
-            commitNanos / 1_000_000);
-        bucketsDone += chunk.buckets();
-        if (chunks.size() > 1) {
-          Progress now = new Progress(i + 1, chunks.size(), bucketsDone, buckets);
-          LOG.info("Refresh {} of view {}: {}", id, view.name(), now);
-          progress.chunkCommitted(now);
-        }
-      }
-      Snapshot committed = targetSnapshotId == null ? null : target.snapshot(targetSnapshotId);
-      return new RefreshOutcome(
-          RefreshOutcome.Status.COMMITTED,
-          recompute.mode(),
-          recompute.reason(),
-          dirty,
-          bucketType,
-          id.toString(),
-          snapshot.snapshotId(),
-          snapshot.sequenceNumber(),
-          targetSnapshotId,
-          snapshot.timestampMillis(),
-          committed == null ? null : committed.timestampMillis(),
-          rowsRead,
-          bytesRead,
-          rowsWritten,
-          rowsRemoved,
-          filesAdded,
-          filesRemoved,
-          chunksCommitted,
-          source.uuid().toString(),
-          target.uuid().toString(),
-          metadataLocation(target),
-          null,
-          RequestCounts.NONE);
     }
   }
 }

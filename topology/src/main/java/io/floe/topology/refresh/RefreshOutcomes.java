@@ -1,0 +1,138 @@
+package io.floe.topology.refresh;
+
+import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.iceberg.RequestCounts;
+import io.floe.topology.view.ViewPlan;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.util.SnapshotUtil;
+
+/**
+ * The outcomes of a refresh that commits nothing new: one that does not run (its pin is stale, the
+ * target is ahead, a newer definition wrote it), and one an earlier run committed and crashed
+ * before reporting, told from the summaries of its commits.
+ *
+ * @param pinned the pinned source snapshot, or null when it is not known
+ * @param plan the view's plan, or null when it is not bound yet
+ * @param target the target, or null when it is not prepared yet
+ */
+record RefreshOutcomes(
+    RefreshRequest request, Table source, Snapshot pinned, ViewPlan plan, Table target) {
+
+  /** The location of the table's current metadata file, or null when it cannot tell. */
+  static String metadataLocation(Table table) {
+    return table instanceof HasTableOperations ops
+        ? ops.operations().current().metadataFileLocation()
+        : null;
+  }
+
+  RefreshOutcome skipped(RefreshOutcome.Status status, String reason) {
+    Snapshot current = target == null ? null : target.currentSnapshot();
+    return new RefreshOutcome(
+        status,
+        RefreshOutcome.Mode.NONE,
+        reason,
+        DirtyBuckets.none(),
+        plan == null ? null : plan.bucketing().columnType(),
+        request.id().toString(),
+        request.sourceSnapshotId(),
+        pinned == null ? -1 : pinned.sequenceNumber(),
+        current == null ? null : current.snapshotId(),
+        pinned == null ? 0 : pinned.timestampMillis(),
+        current == null ? null : current.timestampMillis(),
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        source.uuid().toString(),
+        target == null ? null : target.uuid().toString(),
+        target == null ? null : metadataLocation(target),
+        null,
+        RequestCounts.NONE);
+  }
+
+  /**
+   * The refresh was committed by an earlier run, which crashed before it could report it: report it
+   * now as it was, from the summaries of its commits.
+   */
+  RefreshOutcome alreadyApplied() {
+    RefreshId id = request.id();
+    Snapshot last = null;
+    long rowsWritten = 0;
+    long rowsReplaced = 0;
+    int added = 0;
+    int removed = 0;
+    for (Snapshot s : SnapshotUtil.currentAncestors(target)) {
+      ChunkId chunk = chunkOf(s);
+      if (chunk == null || !chunk.refresh().equals(id)) {
+        if (last != null) {
+          break;
+        }
+        continue;
+      }
+      last = last == null ? s : last;
+      rowsWritten += summaryNumber(s, FloeProperties.ROWS_WRITTEN);
+      rowsReplaced += summaryNumber(s, FloeProperties.ROWS_REPLACED);
+      added += (int) summaryNumber(s, "added-data-files");
+      removed += (int) summaryNumber(s, "deleted-data-files");
+    }
+    if (last == null) {
+      // Its snapshots have expired: what it did is no longer known.
+      return skipped(RefreshOutcome.Status.ALREADY_APPLIED, null);
+    }
+    RefreshOutcome.Mode mode =
+        RefreshOutcome.Mode.ofLabel(last.summary().get(FloeProperties.REFRESH_MODE));
+    String reason = mode == RefreshOutcome.Mode.FULL ? "reported after a restart" : null;
+    DirtyBuckets recomputed;
+    try {
+      recomputed = DirtyBuckets.parse(last.summary().get(FloeProperties.DIRTY_BUCKETS), reason);
+    } catch (IllegalArgumentException e) {
+      recomputed = DirtyBuckets.all(reason);
+    }
+    return new RefreshOutcome(
+        RefreshOutcome.Status.ALREADY_APPLIED,
+        mode,
+        reason,
+        recomputed,
+        plan.bucketing().columnType(),
+        id.toString(),
+        pinned.snapshotId(),
+        pinned.sequenceNumber(),
+        last.snapshotId(),
+        pinned.timestampMillis(),
+        last.timestampMillis(),
+        0,
+        0,
+        rowsWritten,
+        rowsReplaced,
+        added,
+        removed,
+        0,
+        source.uuid().toString(),
+        target.uuid().toString(),
+        metadataLocation(target),
+        null,
+        RequestCounts.NONE);
+  }
+
+  private static ChunkId chunkOf(Snapshot snapshot) {
+    String recorded = snapshot.summary().get(FloeProperties.REFRESH_ID);
+    try {
+      return recorded == null ? null : ChunkId.parse(recorded);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static long summaryNumber(Snapshot snapshot, String key) {
+    try {
+      return Long.parseLong(snapshot.summary().getOrDefault(key, "0"));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+}

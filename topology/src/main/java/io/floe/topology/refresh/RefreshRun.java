@@ -1,0 +1,307 @@
+package io.floe.topology.refresh;
+
+import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.iceberg.RequestCounts;
+import io.floe.topology.iceberg.RequestStage;
+import io.floe.topology.refresh.ViewRefresher.ProgressListener;
+import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.SourceColumns;
+import io.floe.topology.view.ViewPlan;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One attempt at running a planned recompute, chunk by chunk (DESIGN §3.6, §5): the source is
+ * planned once, cut into chunks ({@link ChunkPlan}), and each chunk is computed and written ({@link
+ * ChunkRecompute}) and committed through {@link GuardedCommit}, conditional on the bookmark the
+ * previous chunk left, moving the bookmark ({@link Bookmark}) only with the last chunk. A chunked
+ * refresh that stopped resumes after its last committed chunk when its plan is the same.
+ */
+final class RefreshRun {
+
+  // The refresh's log lines keep the logger they always had: operators filter on it.
+  private static final Logger LOG = LoggerFactory.getLogger(ViewRefresher.class);
+
+  /**
+   * What a refresh reads: the view's query bound to the pinned source snapshot.
+   *
+   * @param request the refresh, under the id it runs as
+   * @param source the source table
+   * @param snapshot the pinned source snapshot
+   * @param schema the schema the snapshot is read with
+   * @param plan the view's plan bound to that schema
+   * @param reads the identity of the source columns read
+   * @param query the compiled query
+   */
+  record Pinned(
+      RefreshRequest request,
+      Table source,
+      Snapshot snapshot,
+      Schema schema,
+      ViewPlan plan,
+      SourceColumns reads,
+      CompiledQuery query) {}
+
+  private final RefreshHooks hooks;
+  private final Predicate<CompiledView> inForce;
+  private final RefreshRequest request;
+  private final CompiledView view;
+  private final Table source;
+  private final Snapshot snapshot;
+  private final Schema schema;
+  private final ViewPlan plan;
+  private final SourceColumns reads;
+  private final Table target;
+  private final ProgressListener progress;
+  private final BooleanSupplier cancelled;
+  private final ChunkRecompute work;
+  private final BucketColumnType bucketType;
+
+  private long rowsRead;
+  private long bytesRead;
+  private long rowsWritten;
+  private long rowsRemoved;
+  private int filesAdded;
+  private int filesRemoved;
+  private int chunksCommitted;
+  private final long startedAt = System.currentTimeMillis();
+
+  /**
+   * @param progress told about each committed chunk
+   * @param cancelled asked before every commit
+   * @param hooks points where tests stop the process
+   * @param inForce whether the definition is still the one in force, asked before every commit
+   * @param scanThreads where the recompute's workers run
+   */
+  RefreshRun(
+      Pinned read,
+      Table target,
+      ProgressListener progress,
+      BooleanSupplier cancelled,
+      RefreshHooks hooks,
+      Predicate<CompiledView> inForce,
+      Executor scanThreads) {
+    this.request = read.request();
+    this.view = request.view();
+    this.source = read.source();
+    this.snapshot = read.snapshot();
+    this.schema = read.schema();
+    this.plan = read.plan();
+    this.reads = read.reads();
+    this.target = target;
+    this.progress = progress;
+    this.cancelled = cancelled;
+    this.hooks = hooks;
+    this.inForce = inForce;
+    this.work =
+        new ChunkRecompute(source, snapshot, schema, plan, read.query(), target, scanThreads);
+    this.bucketType = plan.bucketing().columnType();
+  }
+
+  RefreshOutcome run(RefreshPlanner.Recompute recompute, Bookmark bookmark) {
+    RefreshId id = request.id();
+    DirtyBuckets dirty = recompute.dirty();
+    // The source is planned once: the chunks are cut and read from the same files.
+    Types.NestedField bucketField = schema.findField(plan.bucketColumn());
+    SourceReader reader =
+        new SourceReader(
+            source,
+            snapshot.snapshotId(),
+            schema,
+            plan.requiredColumns(),
+            dirty.full()
+                ? Expressions.alwaysTrue()
+                : BucketFilters.of(
+                    plan.bucketColumn(), bucketType, dirty.ranges(), dirty.nullBucket()),
+            plan.bucketColumn());
+    List<FileScanTask> planned =
+        (recompute.deltaBase() == null ? reader : reader.appendedAfter(recompute.deltaBase()))
+            .plan();
+    DataExtent extent = DataExtent.of(planned, bucketField, plan.bucketing());
+    ChunkPlan chunkPlan =
+        ChunkPlan.of(
+            dirty,
+            plan.bucketing(),
+            extent,
+            view.refresh().chunkRows().orElse(ChunkPlan.DEFAULT_CHUNK_ROWS),
+            view.refresh().chunkBuckets());
+    List<ChunkPlan.Chunk> chunks = chunkPlan.chunks();
+    String fingerprint = chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), reads);
+
+    int first = 0;
+    RefreshProgress recorded = bookmark.parsedProgress();
+    if (recorded != null
+        && recorded.continues(id, fingerprint)
+        && recorded.lastCommitted().count() == chunks.size()) {
+      first = recorded.lastCommitted().index() + 1;
+      LOG.info(
+          "Resuming refresh {} of view {} at chunk {} of {}",
+          id,
+          view.name(),
+          first + 1,
+          chunks.size());
+    } else if (recorded != null) {
+      LOG.info(
+          "Refresh {} of view {} starts again from its first chunk: the progress recorded ({})"
+              + " is of another plan",
+          id,
+          view.name(),
+          bookmark.progress());
+    }
+
+    long revision = CommitGuard.revisionToRecord(bookmark, view.revision());
+    // The bookmark as this refresh's own commits leave it, chunk by chunk.
+    Bookmark current = bookmark;
+    Long targetSnapshotId = null;
+    long buckets = chunkPlan.buckets();
+    long bucketsDone = chunks.subList(0, first).stream().mapToLong(ChunkPlan.Chunk::buckets).sum();
+    for (int i = first; i < chunks.size(); i++) {
+      ChunkId chunkId = new ChunkId(id, i, chunks.size());
+      boolean last = chunkId.isLast();
+      UnaryOperator<Bookmark> move;
+      if (last) {
+        Bookmark complete =
+            new Bookmark(
+                snapshot.snapshotId(),
+                view.version(),
+                revision,
+                source.uuid().toString(),
+                id.toString(),
+                null,
+                reads.format());
+        move = base -> complete;
+      } else {
+        RefreshProgress next = new RefreshProgress(chunkId, fingerprint);
+        move = base -> base.inProgress(revision, next);
+      }
+      ChunkPlan.Chunk chunk = chunks.get(i);
+      ChunkRecompute.Written written =
+          work.compute(
+              chunk,
+              DataExtent.overlapping(planned, bucketField, plan.bucketing(), chunk),
+              recompute.deltaBase(),
+              chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"),
+              last);
+      hooks.filesWritten(view.name(), chunkId.toString());
+      if (cancelled.getAsBoolean()) {
+        throw new ViewRefresher.CancelledException(chunkId.toString());
+      }
+      if (!inForce.test(view)) {
+        throw CommitGuard.SupersededException.redefined(view.name(), view.revision());
+      }
+      Map<String, String> summary = new HashMap<>();
+      summary.put(FloeProperties.VIEW, view.name());
+      summary.put(FloeProperties.VIEW_VERSION, view.version());
+      summary.put(FloeProperties.VIEW_REVISION, Long.toString(revision));
+      summary.put(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(snapshot.snapshotId()));
+      summary.put(FloeProperties.SOURCE_TABLE, view.source().toString());
+      summary.put(FloeProperties.REFRESH_MODE, recompute.mode().label());
+      summary.put(FloeProperties.ROWS_WRITTEN, Long.toString(written.rowsWritten()));
+      summary.put(FloeProperties.ROWS_REPLACED, Long.toString(written.rowsReplaced()));
+      if (last) {
+        summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
+        summary.put(FloeProperties.SOURCE_COLUMNS, reads.format());
+        summary.putAll(
+            EngineMetadata.complete(
+                view.target(),
+                view.source(),
+                source.uuid().toString(),
+                snapshot.snapshotId(),
+                revision,
+                startedAt));
+      } else {
+        summary.putAll(EngineMetadata.halfApplied());
+      }
+      long commitStart = System.nanoTime();
+      long committed;
+      try (RequestStage.Scope committing = RequestStage.COMMIT.enter()) {
+        committed =
+            GuardedCommit.commit(
+                target,
+                new GuardedCommit.Change(
+                    chunkId,
+                    written.startingTarget(),
+                    written.added(),
+                    written.removed(),
+                    written.deletes(),
+                    summary,
+                    CommitGuard.of(current.expected(), view),
+                    move));
+      }
+      long commitNanos = System.nanoTime() - commitStart;
+      hooks.committed(view.name(), chunkId.toString());
+      targetSnapshotId = committed;
+      current = move.apply(current);
+      rowsRead += written.read().rowsRead();
+      bytesRead += written.read().bytesRead();
+      rowsWritten += written.rowsWritten();
+      rowsRemoved += written.rowsReplaced();
+      filesAdded += written.added().size();
+      filesRemoved += written.removed().size();
+      chunksCommitted++;
+      LOG.info(
+          "Committed {} of view {} ({}): target snapshot {}, source snapshot {}, buckets {},"
+              + " rows written {}, replaced {}, source rows read {} (read and aggregate {} ms,"
+              + " write {} ms, commit {} ms)",
+          chunkId,
+          view.name(),
+          recompute.mode().label(),
+          committed,
+          snapshot.snapshotId(),
+          chunk.ranges() + (chunk.nullBucket() ? " + null" : ""),
+          written.rowsWritten(),
+          written.rowsReplaced(),
+          written.read().rowsRead(),
+          written.computeNanos() / 1_000_000,
+          written.writeNanos() / 1_000_000,
+          commitNanos / 1_000_000);
+      bucketsDone += chunk.buckets();
+      if (chunks.size() > 1) {
+        ViewRefresher.Progress now =
+            new ViewRefresher.Progress(i + 1, chunks.size(), bucketsDone, buckets);
+        LOG.info("Refresh {} of view {}: {}", id, view.name(), now);
+        progress.chunkCommitted(now);
+      }
+    }
+    Snapshot committed = targetSnapshotId == null ? null : target.snapshot(targetSnapshotId);
+    return new RefreshOutcome(
+        RefreshOutcome.Status.COMMITTED,
+        recompute.mode(),
+        recompute.reason(),
+        dirty,
+        bucketType,
+        id.toString(),
+        snapshot.snapshotId(),
+        snapshot.sequenceNumber(),
+        targetSnapshotId,
+        snapshot.timestampMillis(),
+        committed == null ? null : committed.timestampMillis(),
+        rowsRead,
+        bytesRead,
+        rowsWritten,
+        rowsRemoved,
+        filesAdded,
+        filesRemoved,
+        chunksCommitted,
+        source.uuid().toString(),
+        target.uuid().toString(),
+        RefreshOutcomes.metadataLocation(target),
+        null,
+        RequestCounts.NONE);
+  }
+}
