@@ -9,8 +9,10 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.iceberg.CountingFileIO;
 import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.iceberg.OpenCountingFileIO;
+import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.iceberg.RequestKind;
 import io.floe.topology.iceberg.RequestStage;
+import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.io.IOException;
@@ -39,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The object-store requests a refresh makes, counted as a store sees them ({@link CountingFileIO}
  * over streams that serve positioned reads, as S3's do): the column chunks a row group needs in one
- * ranged request, not one per column chunk or page.
+ * ranged request, not one per column chunk or page, and no HEAD before a read of an immutable file.
  */
 class RefreshRequestsTest {
 
@@ -156,5 +158,53 @@ class RefreshRequestsTest {
     long ranges = outcome.requests().count(RequestKind.DATA_RANGE, RequestStage.READ);
     assertThat(ranges).as("data-range requests of the read").isEqualTo(2);
     OracleAssertions.assertMatches(lake.load("analytics", "ohlcv_1m"), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldLookUpNoFileLengthInAnIncrementalRefresh() {
+    // Given a view refreshed once, and an append detected
+    long s1 = lake.append(trades, trades(2, 10));
+    refresh(s1, null);
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:01:30Z", 9.0, 1L, "B")));
+
+    // When the view refreshes incrementally
+    RefreshOutcome outcome = refresh(s2, s1);
+
+    // Then it asked the store for no file's length: the manifest lists' lengths (which table
+    // metadata does not record, and Iceberg's manifest cache asks for) are known from writing or
+    // reading them (a HEAD in each of plan, write and commit before)
+    assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+    assertThat(outcome.requests().count(RequestKind.HEAD))
+        .as(outcome.requests().toString())
+        .isZero();
+    OracleAssertions.assertMatches(lake.load("analytics", "ohlcv_1m"), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldCountEveryRequestOfARefreshUnderItsStages() {
+    // Given a view refreshed twice, and rows of its source deleted and the deletion detected
+    long s1 = lake.append(trades, trades(2, 10));
+    refresh(s1, null);
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:01:30Z", 9.0, 1L, "B")));
+    refresh(s2, s1);
+    long s3 = lake.overwrite(trades, row -> ((Long) row.getField("quantity")) == 2L, List.of());
+    DirtyBuckets dirty = ViewRefresherTest.detected(lake.load("market", "trades"), s2, s3, view);
+    RequestCounts before = RequestTally.process().counts();
+
+    // When the view refreshes
+    RefreshOutcome outcome =
+        refresher.refresh(
+            ViewRefresherTest.request(view, s3, s2, dirty), ViewRefresher.ProgressListener.NONE);
+
+    // Then every request the process made meanwhile was the refresh's, under one of its stages
+    RequestCounts meanwhile = RequestTally.process().counts().minus(before);
+    assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+    assertThat(meanwhile.count(RequestStage.OTHER)).as(meanwhile.toString()).isZero();
+    assertThat(outcome.requests().total())
+        .as(outcome.requests().toString())
+        .isEqualTo(meanwhile.total());
+    OracleAssertions.assertMatches(lake.load("analytics", "ohlcv_1m"), trades, s3, OHLCV);
   }
 }
