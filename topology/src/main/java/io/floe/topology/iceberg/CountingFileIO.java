@@ -169,6 +169,12 @@ public final class CountingFileIO
     return new CountedOutputFile(delegate.newOutputFile(path), path);
   }
 
+  /** The remembered length of the manifest list named {@code path} or {@code location}, or null. */
+  private static Long rememberedLength(String path, String location) {
+    Long known = LENGTHS.getIfPresent(path);
+    return known != null || path.equals(location) ? known : LENGTHS.getIfPresent(location);
+  }
+
   /** Whether the file at {@code location} is a manifest list, whose length Floe remembers. */
   private static boolean isManifestList(String location) {
     return RequestKind.ofRead(location, 0, 0, -1) == RequestKind.MANIFEST_LIST;
@@ -293,7 +299,7 @@ public final class CountingFileIO
     @Override
     public long getLength() {
       if (length < 0 && isManifestList(path)) {
-        Long known = LENGTHS.getIfPresent(path);
+        Long known = rememberedLength(path, location());
         if (known != null) {
           length = known;
         } else {
@@ -486,12 +492,12 @@ public final class CountingFileIO
 
     @Override
     public PositionOutputStream create() {
-      return new CountedOutputStream(delegate.create(), path);
+      return new CountedOutputStream(delegate.create(), path, location());
     }
 
     @Override
     public PositionOutputStream createOrOverwrite() {
-      return new CountedOutputStream(delegate.createOrOverwrite(), path);
+      return new CountedOutputStream(delegate.createOrOverwrite(), path, location());
     }
 
     @Override
@@ -511,12 +517,14 @@ public final class CountingFileIO
    */
   private static final class CountedOutputStream extends PositionOutputStream {
     private final PositionOutputStream delegate;
+    private final String path;
     private final String location;
     private long written;
     private boolean closed;
 
-    CountedOutputStream(PositionOutputStream delegate, String location) {
+    CountedOutputStream(PositionOutputStream delegate, String path, String location) {
       this.delegate = delegate;
+      this.path = path;
       this.location = location;
     }
 
@@ -555,7 +563,10 @@ public final class CountingFileIO
         closed = true;
         RequestTally.request(RequestKind.PUT);
         delegate.close();
-        if (isManifestList(location)) {
+        if (isManifestList(path)) {
+          // Under both names: a snapshot records the location the output file gives (Hadoop's
+          // normalised path), which need not be the one it was created with.
+          LENGTHS.put(path, written);
           LENGTHS.put(location, written);
         }
       } else {
