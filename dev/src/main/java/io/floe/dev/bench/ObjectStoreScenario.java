@@ -313,9 +313,13 @@ final class ObjectStoreScenario {
         EmbeddedStack.CATALOG, all, HadoopConfigurations.forCatalogs());
   }
 
-  private static void close(Catalog catalog) throws IOException {
-    if (catalog instanceof Closeable closeable) {
-      closeable.close();
+  /** The writer's catalog, closed with the run. */
+  private record Writer(Catalog catalog) implements AutoCloseable {
+    @Override
+    public void close() throws IOException {
+      if (catalog instanceof Closeable closeable) {
+        closeable.close();
+      }
     }
   }
 
@@ -335,8 +339,10 @@ final class ObjectStoreScenario {
       Duration window,
       DelayingProxy proxy)
       throws Exception {
-    Catalog catalog = writerCatalog(dir, writer);
-    try (ServiceBench bench = ServiceBench.prepare(dir, views(), settings)) {
+    // The writer's catalog after the bench: it prepares the directory the catalog lives in.
+    try (ServiceBench bench = ServiceBench.prepare(dir, views(), settings);
+        Writer writing = new Writer(writerCatalog(dir, writer))) {
+      Catalog catalog = writing.catalog();
       Table trades = createTrades(catalog);
       Trades generator = new Trades(1);
       Instant now = Instant.now();
@@ -379,8 +385,6 @@ final class ObjectStoreScenario {
         refreshes += Lags.refreshCommits(target, from, to);
       }
       return new Freshness(lags, sourceCommits, refreshes, requests, proxiedInWindow);
-    } finally {
-      close(catalog);
     }
   }
 
@@ -390,8 +394,10 @@ final class ObjectStoreScenario {
   private static FirstRun firstRun(
       Path dir, Map<String, String> settings, Map<String, String> writer, DelayingProxy proxy)
       throws Exception {
-    Catalog catalog = writerCatalog(dir, writer);
-    try (ServiceBench bench = ServiceBench.prepare(dir, views(), settings)) {
+    // The writer's catalog after the bench: it prepares the directory the catalog lives in.
+    try (ServiceBench bench = ServiceBench.prepare(dir, views(), settings);
+        Writer writing = new Writer(writerCatalog(dir, writer))) {
+      Catalog catalog = writing.catalog();
       Table trades = createTrades(catalog);
       bench.startFloe();
       if (!bench.awaitIdle(Duration.ofSeconds(120))) {
@@ -434,8 +440,6 @@ final class ObjectStoreScenario {
         refreshes += Lags.targetCommits(target, firstCommitAt, end);
       }
       return new FirstRun(seconds, refreshes, requests, proxiedThen);
-    } finally {
-      close(catalog);
     }
   }
 
