@@ -1,5 +1,7 @@
 package io.floe.topology.iceberg;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -17,6 +19,7 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestListFile;
 import org.apache.iceberg.hadoop.HadoopConfigurable;
+import org.apache.iceberg.inmemory.InMemoryInputFile;
 import org.apache.iceberg.io.BulkDeletionFailureException;
 import org.apache.iceberg.io.DelegateFileIO;
 import org.apache.iceberg.io.FileIO;
@@ -44,6 +47,13 @@ import org.apache.iceberg.util.SerializableSupplier;
  * gaps are read through); each positioned read of a {@link RangeReadable} stream is a request of
  * its own. Looking up a file's length or existence is a HEAD unless its length was given. A written
  * file is one PUT, a deleted file one delete.
+ *
+ * <p>It also spares the one request the counts showed to be needless: a HEAD before each read of a
+ * manifest list. Iceberg reads a manifest list through its manifest cache, which asks for the
+ * file's length first (whether it fits), and table metadata does not record that length. A manifest
+ * list never changes once written, so its length, once known, is remembered by path ({@value
+ * #KNOWN_LENGTHS} of them): from writing it, or from reading it whole, which is what a length asked
+ * of a manifest list not seen before does (one GET instead of a HEAD and a GET).
  */
 public final class CountingFileIO
     implements DelegateFileIO, SupportsStorageCredentials, HadoopConfigurable {
@@ -63,6 +73,13 @@ public final class CountingFileIO
           CatalogUtil.ICEBERG_CATALOG_TYPE_NESSIE, "org.apache.iceberg.hadoop.HadoopFileIO",
           CatalogUtil.ICEBERG_CATALOG_TYPE_REST, "org.apache.iceberg.io.ResolvingFileIO",
           CatalogUtil.ICEBERG_CATALOG_TYPE_GLUE, "org.apache.iceberg.aws.s3.S3FileIO");
+
+  /** Manifest lists whose length is remembered, about 200 bytes each. */
+  static final int KNOWN_LENGTHS = 100_000;
+
+  /** The lengths of manifest lists written or read whole by this process, by location. */
+  private static final Cache<String, Long> LENGTHS =
+      Caffeine.newBuilder().maximumSize(KNOWN_LENGTHS).build();
 
   private FileIO delegate;
   private Map<String, String> properties = Map.of();
@@ -119,12 +136,12 @@ public final class CountingFileIO
 
   @Override
   public InputFile newInputFile(String path) {
-    return new CountedInputFile(delegate.newInputFile(path), -1);
+    return new CountedInputFile(delegate.newInputFile(path), -1, path);
   }
 
   @Override
   public InputFile newInputFile(String path, long length) {
-    return new CountedInputFile(delegate.newInputFile(path, length), length);
+    return new CountedInputFile(delegate.newInputFile(path, length), length, path);
   }
 
   @Override
@@ -144,12 +161,23 @@ public final class CountingFileIO
 
   @Override
   public InputFile newInputFile(ManifestListFile manifestList) {
-    return new CountedInputFile(delegate.newInputFile(manifestList), -1);
+    return new CountedInputFile(delegate.newInputFile(manifestList), -1, manifestList.location());
   }
 
   @Override
   public OutputFile newOutputFile(String path) {
-    return new CountedOutputFile(delegate.newOutputFile(path));
+    return new CountedOutputFile(delegate.newOutputFile(path), path);
+  }
+
+  /** The remembered length of the manifest list named {@code path} or {@code location}, or null. */
+  private static Long rememberedLength(String path, String location) {
+    Long known = LENGTHS.getIfPresent(path);
+    return known != null || path.equals(location) ? known : LENGTHS.getIfPresent(location);
+  }
+
+  /** Whether the file at {@code location} is a manifest list, whose length Floe remembers. */
+  private static boolean isManifestList(String location) {
+    return RequestKind.ofRead(location, 0, 0, -1) == RequestKind.MANIFEST_LIST;
   }
 
   @Override
@@ -248,19 +276,36 @@ public final class CountingFileIO
   /** An input file whose streams and lookups are counted. */
   static final class CountedInputFile implements InputFile {
     private final InputFile delegate;
+    // As the caller named it, as the writer did: the key of a remembered length.
+    private final String path;
     private volatile long length;
     private volatile boolean lookedUp;
+    // A manifest list read whole to learn its length, served from here once.
+    private volatile InputFile whole;
 
     /**
      * @param length the file's length if the caller gave it, else -1
      */
     CountedInputFile(InputFile delegate, long length) {
+      this(delegate, length, delegate.location());
+    }
+
+    CountedInputFile(InputFile delegate, long length, String path) {
       this.delegate = delegate;
       this.length = length;
+      this.path = path;
     }
 
     @Override
     public long getLength() {
+      if (length < 0 && isManifestList(path)) {
+        Long known = rememberedLength(path, location());
+        if (known != null) {
+          length = known;
+        } else {
+          readWhole();
+        }
+      }
       if (length < 0) {
         lookUp();
         length = delegate.getLength();
@@ -268,8 +313,26 @@ public final class CountingFileIO
       return length;
     }
 
+    /** Reads the file in one request, learning its length without a HEAD. */
+    private void readWhole() {
+      byte[] bytes;
+      try (SeekableInputStream stream = newStream()) {
+        bytes = stream.readAllBytes();
+      } catch (IOException e) {
+        throw new org.apache.iceberg.exceptions.RuntimeIOException(e, "Cannot read %s", location());
+      }
+      whole = new InMemoryInputFile(location(), bytes);
+      length = bytes.length;
+      LENGTHS.put(path, length);
+    }
+
     @Override
     public SeekableInputStream newStream() {
+      InputFile read = whole;
+      if (read != null) {
+        whole = null;
+        return read.newStream();
+      }
       SeekableInputStream stream = delegate.newStream();
       return stream instanceof RangeReadable
           ? new CountedRangeStream(stream, this)
@@ -283,6 +346,9 @@ public final class CountingFileIO
 
     @Override
     public boolean exists() {
+      if (whole != null || length >= 0 && isManifestList(path)) {
+        return true;
+      }
       lookUp();
       return delegate.exists();
     }
@@ -417,19 +483,21 @@ public final class CountingFileIO
   /** An output file whose streams count as a PUT each. */
   private static final class CountedOutputFile implements OutputFile {
     private final OutputFile delegate;
+    private final String path;
 
-    CountedOutputFile(OutputFile delegate) {
+    CountedOutputFile(OutputFile delegate, String path) {
       this.delegate = delegate;
+      this.path = path;
     }
 
     @Override
     public PositionOutputStream create() {
-      return new CountedOutputStream(delegate.create());
+      return new CountedOutputStream(delegate.create(), path, location());
     }
 
     @Override
     public PositionOutputStream createOrOverwrite() {
-      return new CountedOutputStream(delegate.createOrOverwrite());
+      return new CountedOutputStream(delegate.createOrOverwrite(), path, location());
     }
 
     @Override
@@ -439,17 +507,25 @@ public final class CountingFileIO
 
     @Override
     public InputFile toInputFile() {
-      return new CountedInputFile(delegate.toInputFile(), -1);
+      return new CountedInputFile(delegate.toInputFile(), -1, path);
     }
   }
 
-  /** Counts the bytes written, and a PUT when the file is closed. */
+  /**
+   * Counts the bytes written, and a PUT when the file is closed; remembers a manifest list's
+   * length.
+   */
   private static final class CountedOutputStream extends PositionOutputStream {
     private final PositionOutputStream delegate;
+    private final String path;
+    private final String location;
+    private long written;
     private boolean closed;
 
-    CountedOutputStream(PositionOutputStream delegate) {
+    CountedOutputStream(PositionOutputStream delegate, String path, String location) {
       this.delegate = delegate;
+      this.path = path;
+      this.location = location;
     }
 
     @Override
@@ -465,12 +541,14 @@ public final class CountingFileIO
     @Override
     public void write(int b) throws IOException {
       delegate.write(b);
+      written++;
       RequestTally.written(1);
     }
 
     @Override
     public void write(byte[] bytes, int off, int len) throws IOException {
       delegate.write(bytes, off, len);
+      written += len;
       RequestTally.written(len);
     }
 
@@ -484,8 +562,16 @@ public final class CountingFileIO
       if (!closed) {
         closed = true;
         RequestTally.request(RequestKind.PUT);
+        delegate.close();
+        if (isManifestList(path)) {
+          // Under both names: a snapshot records the location the output file gives (Hadoop's
+          // normalised path), which need not be the one it was created with.
+          LENGTHS.put(path, written);
+          LENGTHS.put(location, written);
+        }
+      } else {
+        delegate.close();
       }
-      delegate.close();
     }
   }
 }

@@ -70,18 +70,25 @@ public final class ManifestWork {
   }
 
   /**
-   * The commit, reading its manifests on the pool of remote reads when the table is on a remote
-   * store; else reading and writing them on the calling thread unless the snapshot it builds on has
-   * many.
+   * The commit, reading and writing its manifests on the pool of remote reads when the table is on
+   * a remote store; else on the calling thread unless the snapshot it builds on has many, then in
+   * Iceberg's worker pool. Their requests count for the stage of the caller.
    *
    * @param base the snapshot the commit builds on (the table's current one), or null for none
    */
   public static <U extends SnapshotUpdate<U>> U commit(U update, Table table, Snapshot base) {
+    // Writes too, on a pool that counts their requests for the commit (Iceberg's own would count
+    // them under no stage), as many at once as Iceberg would write (it splits the files among
+    // them).
     if (StorageKind.of(table).isRemote()) {
-      return update.scanManifestsWith(StorageKind.remoteReads());
+      return update
+          .scanManifestsWith(StorageKind.remoteReads())
+          .writeManifestsWith(StorageKind.remoteReads(), ThreadPools.WORKER_THREAD_POOL_SIZE);
     }
     return isLarge(table, base)
         ? update
+            .scanManifestsWith(WORKER_POOL)
+            .writeManifestsWith(WORKER_POOL, ThreadPools.WORKER_THREAD_POOL_SIZE)
         : update.scanManifestsWith(CALLING_THREAD).writeManifestsWith(CALLING_THREAD, 1);
   }
 

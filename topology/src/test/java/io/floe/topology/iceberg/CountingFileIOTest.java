@@ -91,7 +91,7 @@ class CountingFileIOTest {
 
   @Test
   void shouldCountAHeadOnlyWhenTheLengthIsNotGiven() throws IOException {
-    String location = write("metadata/snap-1-1-ab.avro");
+    String location = write("data/a.parquet");
 
     InputFile unknown = io.newInputFile(location);
     assertThat(unknown.getLength()).isEqualTo(LENGTH);
@@ -100,6 +100,45 @@ class CountingFileIOTest {
     assertThat(known.getLength()).isEqualTo(LENGTH);
 
     assertThat(tally.counts().count(RequestKind.HEAD)).isEqualTo(1);
+  }
+
+  @Test
+  void shouldKnowTheLengthOfAManifestListItWroteWithoutAHead() throws IOException {
+    String location = write("metadata/snap-1-1-ab.avro");
+
+    InputFile list = io.newInputFile(location);
+
+    assertThat(list.getLength()).isEqualTo(LENGTH);
+    assertThat(list.exists()).isTrue();
+    assertThat(tally.counts().total()).as(tally.counts().toString()).isEqualTo(1);
+    assertThat(tally.counts().count(RequestKind.PUT)).isEqualTo(1);
+  }
+
+  @Test
+  void shouldReadAManifestListNotSeenBeforeWholeForItsLengthInsteadOfAHead() throws IOException {
+    // Given a manifest list another process wrote
+    Path file = dir.resolve("metadata/snap-2-1-cd.avro");
+    java.nio.file.Files.createDirectories(file.getParent());
+    byte[] content = new byte[LENGTH];
+    content[LENGTH - 1] = 7;
+    java.nio.file.Files.write(file, content);
+    String location = file.toUri().toString();
+
+    // When its length is asked for, then it is read
+    InputFile list = io.newInputFile(location);
+    long length = list.getLength();
+    byte[] read;
+    try (SeekableInputStream in = list.newStream()) {
+      read = in.readAllBytes();
+    }
+
+    // Then it took one GET, no HEAD, and a second look-up by another input file takes none
+    assertThat(length).isEqualTo(LENGTH);
+    assertThat(read).isEqualTo(content);
+    assertThat(io.newInputFile(location).getLength()).isEqualTo(LENGTH);
+    RequestCounts counts = tally.counts();
+    assertThat(counts.count(RequestKind.MANIFEST_LIST)).as(counts.toString()).isEqualTo(1);
+    assertThat(counts.count(RequestKind.HEAD)).as(counts.toString()).isZero();
   }
 
   @Test

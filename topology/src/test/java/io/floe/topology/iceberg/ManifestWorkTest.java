@@ -72,4 +72,45 @@ class ManifestWorkTest {
     }
     assertThat(ManifestWork.isLarge(table, null)).isFalse();
   }
+
+  @Test
+  void shouldCountTheRequestsOfACommitInTheWorkerPoolUnderTheCommitsStage() throws Exception {
+    // Given a table of more manifests than the calling thread reads, on a counting FileIO
+    java.util.Map<String, String> properties = new java.util.HashMap<>();
+    properties.put("type", "jdbc");
+    properties.put("uri", "jdbc:sqlite:" + dir.resolve("counted.db"));
+    properties.put("warehouse", dir.resolve("counted").toUri().toString());
+    properties.put("jdbc.schema-version", "V1");
+    try (IcebergFixture counted = IcebergFixture.create(CountingFileIO.install(properties))) {
+      Table table = counted.createTrades("market", "trades");
+      table.updateProperties().set(TableProperties.MANIFEST_MERGE_ENABLED, "false").commit();
+      Random random = new Random(7);
+      for (int i = 0; i <= ManifestWork.CALLING_THREAD_MAX_MANIFESTS; i++) {
+        counted.append(table, counted.randomTrades(random, 5, "2026-04-01", 8, 9));
+      }
+      table.refresh();
+      assertThat(ManifestWork.isLarge(table, table.currentSnapshot())).isTrue();
+      List<DataFile> files =
+          TableWrites.write(table, counted.randomTrades(random, 20, "2026-04-02", 8, 9));
+      RequestTally tally = new RequestTally();
+      RequestCounts before = RequestTally.process().counts();
+
+      // When a commit through ManifestWork writes its manifest in the worker pool
+      try (RequestStage.Scope counting = tally.open();
+          RequestStage.Scope committing = RequestStage.COMMIT.enter()) {
+        AppendFiles append = ManifestWork.commit(table.newAppend(), table, table.currentSnapshot());
+        files.forEach(append::appendFile);
+        append.commit();
+      }
+
+      // Then its requests, the new manifest's PUT among them, count for the commit, none outside
+      RequestCounts counts = tally.counts();
+      RequestCounts meanwhile = RequestTally.process().counts().minus(before);
+      assertThat(meanwhile.count(RequestStage.OTHER)).as(meanwhile.toString()).isZero();
+      // The manifest, the manifest list, the metadata file
+      assertThat(counts.count(RequestKind.PUT, RequestStage.COMMIT))
+          .as(counts.toString())
+          .isEqualTo(3);
+    }
+  }
 }

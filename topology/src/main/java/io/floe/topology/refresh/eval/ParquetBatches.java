@@ -35,7 +35,6 @@ import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
-import org.apache.parquet.io.DelegatingSeekableInputStream;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
@@ -122,39 +121,47 @@ final class ParquetBatches {
           public void end() {}
         };
     List<BlockMetaData> blocks = footer.getBlocks();
-    long splitStart = task.start();
-    long splitEnd = task.start() + task.length();
+    // The row groups to read: of this split, and not ruled out by the footer's statistics.
+    List<Integer> toRead = new ArrayList<>();
+    long[] firstPositions = new long[blocks.size()];
     long position = 0;
+    int skipped = 0;
+    for (int b = 0; b < blocks.size(); b++) {
+      BlockMetaData block = blocks.get(b);
+      firstPositions[b] = position;
+      position += block.getRowCount();
+      // A row group belongs to the split holding its midpoint, as in Parquet's own splits.
+      long midpoint = block.getStartingPos() + block.getCompressedSize() / 2;
+      if (midpoint < task.start() || midpoint >= task.start() + task.length()) {
+        continue;
+      }
+      if (stats != null && !stats.shouldRead(fileSchema, block)) {
+        skipped++;
+        continue;
+      }
+      toRead.add(b);
+    }
+    if (toRead.isEmpty()) {
+      // Nothing to read: a file whose row groups the footer's statistics rule out costs no request
+      // beyond its (cached) footer.
+      return new Read(0, 0, skipped);
+    }
     long rows = 0;
     int read = 0;
-    int skipped = 0;
-    // Opened at the first row group to read: a file whose row groups the footer's statistics rule
-    // out costs no request beyond its (cached) footer.
     ParquetFileReader reader = null;
-    PositionDeleteIndex deleted = null;
     try {
-      for (int b = 0; b < blocks.size(); b++) {
-        BlockMetaData block = blocks.get(b);
-        long first = position;
-        position += block.getRowCount();
-        // A row group belongs to the split holding its midpoint, as in Parquet's own splits.
-        long midpoint = block.getStartingPos() + block.getCompressedSize() / 2;
-        if (midpoint < splitStart || midpoint >= splitEnd) {
-          continue;
-        }
-        if (stats != null && !stats.shouldRead(fileSchema, block)) {
-          skipped++;
-          continue;
-        }
-        if (reader == null) {
-          reader = open(file, footer, columns);
-          reader.setRequestedSchema(requested);
-          deleted =
-              task.deletes().isEmpty()
-                  ? null
-                  : new GenericDeleteFilter(
-                          columns.io(), task, columns.tableSchema(), columns.projection())
-                      .deletedRowPositions();
+      RangedReads stream = new RangedReads(input.newStream());
+      reader = open(stream, file, footer, columns, requested, toRead);
+      PositionDeleteIndex deleted =
+          task.deletes().isEmpty()
+              ? null
+              : new GenericDeleteFilter(
+                      columns.io(), task, columns.tableSchema(), columns.projection())
+                  .deletedRowPositions();
+      for (int i = 0; i < toRead.size(); i++) {
+        int b = toRead.get(i);
+        if (!stream.holds(chunkRanges(blocks.get(b), requested))) {
+          stream.prefetch(readAhead(blocks, requested, toRead, i));
         }
         try (PageReadStore filtered = reader.readFilteredRowGroup(b)) {
           if (filtered == null || filtered.getRowCount() == 0) {
@@ -162,7 +169,9 @@ final class ParquetBatches {
             continue;
           }
           read++;
-          rows += readRowGroup(filtered, requested, root, converters, reader, first, deleted, sink);
+          rows +=
+              readRowGroup(
+                  filtered, requested, root, converters, reader, firstPositions[b], deleted, sink);
         }
       }
       return new Read(rows, read, skipped);
@@ -347,15 +356,23 @@ final class ParquetBatches {
 
   /**
    * Opens a file whose footer is known with the page filter of the recompute's buckets: the filter
-   * needs the file's name of the bucket column, which only the footer knows.
+   * needs the file's name of the bucket column, which only the footer knows. Parquet reads each row
+   * group's ranges through {@link RangedReads}, coalesced; with the page filter, the column and
+   * offset indexes of the row groups to read are read first, together, instead of one request per
+   * column and row group.
    */
   private static ParquetFileReader open(
-      org.apache.parquet.io.InputFile file, ParquetMetadata footer, ScanColumns columns)
+      RangedReads stream,
+      org.apache.parquet.io.InputFile file,
+      ParquetMetadata footer,
+      ScanColumns columns,
+      MessageType requested,
+      List<Integer> toRead)
       throws IOException {
     org.apache.parquet.schema.Type bucketField =
         fieldById(columns.withIds(footer.getFileMetaData().getSchema()), columns.bucketFieldId());
     FilterPredicate pages = bucketField == null ? null : pageFilter(bucketField, columns);
-    ParquetReadOptions.Builder options = readOptions();
+    ParquetReadOptions.Builder options = readOptions().withUseHadoopVectoredIo(true);
     if (pages != null) {
       // Only the column-index (page) filter: row groups are pruned apart, rows checked exactly.
       options
@@ -366,9 +383,17 @@ final class ParquetBatches {
           .useBloomFilter(false)
           .useRecordFilter(false);
     }
-    org.apache.parquet.io.SeekableInputStream stream = file.newStream();
     try {
-      return new ParquetFileReader(file, footer, options.build(), stream);
+      // The first row groups' column chunks and, with the page filter, every index the reader
+      // will read, in one request where they lie close: a small file is read with one.
+      List<long[]> first = new ArrayList<>(readAhead(footer.getBlocks(), requested, toRead, 0));
+      if (pages != null) {
+        first.addAll(indexRanges(footer, requested, toRead));
+      }
+      stream.prefetch(first);
+      ParquetFileReader reader = new ParquetFileReader(file, footer, options.build(), stream);
+      reader.setRequestedSchema(requested);
+      return reader;
     } catch (IOException | RuntimeException e) {
       try {
         stream.close();
@@ -377,6 +402,73 @@ final class ParquetBatches {
       }
       throw e;
     }
+  }
+
+  /**
+   * The needed column chunks of the row groups to read from {@code toRead[from]} on, as many as fit
+   * in one merged request ({@link RangedReads#MAX_MERGED}); none when the first alone does not: its
+   * pages are then read as Parquet asks for them, coalesced, and only those a page filter keeps.
+   */
+  private static List<long[]> readAhead(
+      List<BlockMetaData> blocks, MessageType requested, List<Integer> toRead, int from) {
+    List<long[]> ranges = new ArrayList<>();
+    long start = Long.MAX_VALUE;
+    long end = Long.MIN_VALUE;
+    for (int i = from; i < toRead.size(); i++) {
+      List<long[]> chunks = chunkRanges(blocks.get(toRead.get(i)), requested);
+      for (long[] chunk : chunks) {
+        start = Math.min(start, chunk[0]);
+        end = Math.max(end, chunk[0] + chunk[1]);
+      }
+      if (end - start > RangedReads.MAX_MERGED) {
+        break;
+      }
+      ranges.addAll(chunks);
+    }
+    return ranges;
+  }
+
+  /** The column chunks of the requested columns in a row group, {@code {offset, length}} each. */
+  private static List<long[]> chunkRanges(BlockMetaData block, MessageType requested) {
+    java.util.Set<org.apache.parquet.hadoop.metadata.ColumnPath> paths = paths(requested);
+    List<long[]> ranges = new ArrayList<>();
+    for (org.apache.parquet.hadoop.metadata.ColumnChunkMetaData chunk : block.getColumns()) {
+      if (paths.contains(chunk.getPath())) {
+        ranges.add(new long[] {chunk.getStartingPos(), chunk.getTotalSize()});
+      }
+    }
+    return ranges;
+  }
+
+  private static java.util.Set<org.apache.parquet.hadoop.metadata.ColumnPath> paths(
+      MessageType requested) {
+    java.util.Set<org.apache.parquet.hadoop.metadata.ColumnPath> paths = new java.util.HashSet<>();
+    for (ColumnDescriptor column : requested.getColumns()) {
+      paths.add(org.apache.parquet.hadoop.metadata.ColumnPath.get(column.getPath()));
+    }
+    return paths;
+  }
+
+  /** The column and offset indexes of the requested columns in the row groups to read. */
+  private static List<long[]> indexRanges(
+      ParquetMetadata footer, MessageType requested, List<Integer> toRead) {
+    java.util.Set<org.apache.parquet.hadoop.metadata.ColumnPath> paths = paths(requested);
+    List<long[]> ranges = new ArrayList<>();
+    for (int b : toRead) {
+      for (org.apache.parquet.hadoop.metadata.ColumnChunkMetaData chunk :
+          footer.getBlocks().get(b).getColumns()) {
+        if (paths.contains(chunk.getPath())) {
+          for (org.apache.parquet.internal.hadoop.metadata.IndexReference index :
+              java.util.Arrays.asList(
+                  chunk.getColumnIndexReference(), chunk.getOffsetIndexReference())) {
+            if (index != null) {
+              ranges.add(new long[] {index.getOffset(), index.getLength()});
+            }
+          }
+        }
+      }
+    }
+    return ranges;
   }
 
   /** Beyond this many ranges, pages are pruned by their envelope. */
@@ -640,18 +732,7 @@ final class ParquetBatches {
 
       @Override
       public org.apache.parquet.io.SeekableInputStream newStream() {
-        org.apache.iceberg.io.SeekableInputStream stream = file.newStream();
-        return new DelegatingSeekableInputStream(stream) {
-          @Override
-          public long getPos() throws IOException {
-            return stream.getPos();
-          }
-
-          @Override
-          public void seek(long newPos) throws IOException {
-            stream.seek(newPos);
-          }
-        };
+        return new RangedReads(file.newStream());
       }
     };
   }
