@@ -8,6 +8,7 @@ import io.floe.topology.view.TableName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
@@ -16,6 +17,7 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.util.Tasks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -153,38 +155,47 @@ final class TableWalks {
     } catch (IllegalArgumentException e) {
       return new Resolved.UnknownCatalog(e.getMessage());
     }
-    RuntimeException failure = null;
-    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        Table table = catalog.loadTable(name.identifier());
-        SnapshotWalk walk =
-            SnapshotWalk.since(table, cursor.tableUuid(), cursor.snapshotId(), name.toString());
-        String metadataLocation = metadataLocation(table);
-        List<SnapshotEvent> events = new ArrayList<>();
-        for (Snapshot snapshot : walk.snapshots()) {
-          boolean flagged = walk.isBroken() && events.size() == walk.snapshots().size() - 1;
-          events.add(
-              EventRecords.snapshot(
-                  name,
-                  walk.tableUuid(),
-                  snapshot,
-                  metadataLocation,
-                  flagged ? walk.brokenReason() : null));
-        }
-        return new Resolved.Walked(
-            events,
-            walk,
-            shows(table, cursor.awaited()),
-            table.schema().schemaId(),
-            nameMappingOf(table));
-      } catch (NoSuchTableException e) {
-        return new Resolved.Missing();
-      } catch (RuntimeException e) {
-        failure = e;
-        LOG.debug("Attempt {} to resolve {} failed", attempt, name, e);
+    AtomicInteger attempts = new AtomicInteger();
+    Resolved[] resolved = new Resolved[1];
+    // Tried again at once: a catalog that still fails is left alone for FAILURE_BACKOFF by the
+    // stage (failed()), whose stream thread never waits.
+    Tasks.foreach(name)
+        .retry(ATTEMPTS - 1)
+        .exponentialBackoff(0, 0, Long.MAX_VALUE, 1)
+        .run(n -> resolved[0] = walkOnce(catalog, n, cursor, attempts.incrementAndGet()));
+    return resolved[0];
+  }
+
+  private static Resolved walkOnce(
+      Catalog catalog, TableName name, TableCursor cursor, int attempt) {
+    try {
+      Table table = catalog.loadTable(name.identifier());
+      SnapshotWalk walk =
+          SnapshotWalk.since(table, cursor.tableUuid(), cursor.snapshotId(), name.toString());
+      String metadataLocation = metadataLocation(table);
+      List<SnapshotEvent> events = new ArrayList<>();
+      for (Snapshot snapshot : walk.snapshots()) {
+        boolean flagged = walk.isBroken() && events.size() == walk.snapshots().size() - 1;
+        events.add(
+            EventRecords.snapshot(
+                name,
+                walk.tableUuid(),
+                snapshot,
+                metadataLocation,
+                flagged ? walk.brokenReason() : null));
       }
+      return new Resolved.Walked(
+          events,
+          walk,
+          shows(table, cursor.awaited()),
+          table.schema().schemaId(),
+          nameMappingOf(table));
+    } catch (NoSuchTableException e) {
+      return new Resolved.Missing();
+    } catch (RuntimeException e) {
+      LOG.debug("Attempt {} to resolve {} failed", attempt, name, e);
+      throw e;
     }
-    throw failure;
   }
 
   /**
