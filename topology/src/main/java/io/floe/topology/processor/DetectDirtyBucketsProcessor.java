@@ -17,9 +17,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.util.Tasks;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -128,26 +130,16 @@ public final class DetectDirtyBucketsProcessor
   private List<Detected> detect(
       TableName table, List<QueuedSnapshots.Queued> batch, List<BucketedView> onTable) {
     List<Detected> detected = new ArrayList<>();
-    Table loaded = null;
+    AtomicReference<Table> loaded = new AtomicReference<>();
     for (QueuedSnapshots.Queued snapshot : batch) {
       if (snapshot.brokenReason() != null) {
         detected.add(new Detected(snapshot, allDirty(onTable, snapshot.brokenReason())));
         continue;
       }
-      RuntimeException failure = null;
-      Map<String, DirtyBuckets> dirty = null;
-      for (int attempt = 1; attempt <= ATTEMPTS && dirty == null; attempt++) {
-        try {
-          if (loaded == null) {
-            loaded = catalogs.apply(table.catalog()).loadTable(table.identifier());
-          }
-          dirty = DirtyBucketDetector.detect(loaded, snapshot.snapshotId(), onTable);
-        } catch (RuntimeException e) {
-          failure = e;
-          loaded = null;
-        }
-      }
-      if (dirty == null) {
+      Map<String, DirtyBuckets> dirty;
+      try {
+        dirty = dirtyOf(table, snapshot, onTable, loaded);
+      } catch (RuntimeException failure) {
         LOG.warn(
             "Cannot read the changes of snapshot {} of {}; its views will catch up from their"
                 + " targets' bookmarks",
@@ -161,6 +153,31 @@ public final class DetectDirtyBucketsProcessor
       detected.add(new Detected(snapshot, dirty));
     }
     return detected;
+  }
+
+  /**
+   * The dirty buckets of one snapshot, tried a few times at once; {@code loaded} holds the table
+   * while its reads succeed, and a try after a failure loads it again.
+   */
+  private Map<String, DirtyBuckets> dirtyOf(
+      TableName table,
+      QueuedSnapshots.Queued snapshot,
+      List<BucketedView> onTable,
+      AtomicReference<Table> loaded) {
+    AtomicReference<Map<String, DirtyBuckets>> dirty = new AtomicReference<>();
+    Tasks.foreach(snapshot)
+        .retry(ATTEMPTS - 1)
+        .exponentialBackoff(0, 0, Long.MAX_VALUE, 1)
+        .run(
+            queued -> {
+              Table current = loaded.getAndSet(null);
+              if (current == null) {
+                current = catalogs.apply(table.catalog()).loadTable(table.identifier());
+              }
+              dirty.set(DirtyBucketDetector.detect(current, queued.snapshotId(), onTable));
+              loaded.set(current);
+            });
+    return dirty.get();
   }
 
   private static Map<String, DirtyBuckets> allDirty(List<BucketedView> views, String reason) {

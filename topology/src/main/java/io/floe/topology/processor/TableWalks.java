@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
@@ -156,14 +157,14 @@ final class TableWalks {
       return new Resolved.UnknownCatalog(e.getMessage());
     }
     AtomicInteger attempts = new AtomicInteger();
-    Resolved[] resolved = new Resolved[1];
+    AtomicReference<Resolved> resolved = new AtomicReference<>();
     // Tried again at once: a catalog that still fails is left alone for FAILURE_BACKOFF by the
     // stage (failed()), whose stream thread never waits.
     Tasks.foreach(name)
         .retry(ATTEMPTS - 1)
         .exponentialBackoff(0, 0, Long.MAX_VALUE, 1)
-        .run(n -> resolved[0] = walkOnce(catalog, n, cursor, attempts.incrementAndGet()));
-    return resolved[0];
+        .run(n -> resolved.set(walkOnce(catalog, n, cursor, attempts.incrementAndGet())));
+    return resolved.get();
   }
 
   private static Resolved walkOnce(
