@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.iceberg.FileFormat;
@@ -247,6 +248,17 @@ class ViewScanTest {
                     org.apache.parquet.column.Encoding.RLE_DICTIONARY,
                     org.apache.parquet.column.Encoding.DELTA_BINARY_PACKED,
                     org.apache.parquet.column.Encoding.PLAIN));
+  }
+
+  @Test
+  void shouldScanOnSharedDaemonThreadsNamedForScans() {
+    // When
+    Thread worker =
+        CompletableFuture.supplyAsync(Thread::currentThread, ViewScan.sharedExecutor()).join();
+
+    // Then
+    assertThat(worker.getName()).matches("floe-scan-\\d+");
+    assertThat(worker.isDaemon()).isTrue();
   }
 
   @Test
