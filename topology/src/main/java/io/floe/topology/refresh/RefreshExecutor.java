@@ -6,11 +6,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.util.ThreadPools;
 
 /**
  * Runs refreshes on Floe's own threads, so that a long refresh never holds a stream thread past its
@@ -33,7 +31,7 @@ public final class RefreshExecutor implements AutoCloseable {
   /** Runs refreshes on a pool of {@code threads} daemon threads. */
   public RefreshExecutor(ViewRefresher refresher, int threads) {
     this.refresher = refresher;
-    this.owned = Executors.newFixedThreadPool(threads, new Named());
+    this.owned = ThreadPools.newFixedThreadPool("floe-refresh", threads);
     this.executor = owned;
   }
 
@@ -103,17 +101,6 @@ public final class RefreshExecutor implements AutoCloseable {
     if (owned != null) {
       owned.shutdownNow();
       owned.awaitTermination(30, TimeUnit.SECONDS);
-    }
-  }
-
-  private static final class Named implements ThreadFactory {
-    private final AtomicInteger count = new AtomicInteger();
-
-    @Override
-    public Thread newThread(Runnable runnable) {
-      Thread thread = new Thread(runnable, "floe-refresh-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
     }
   }
 }

@@ -16,6 +16,7 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.ThreadPools;
 
 /**
  * Recomputes a view's rows for some buckets from planned files of one pinned source snapshot
@@ -33,18 +34,9 @@ public final class ViewScan {
   private ViewScan() {}
 
   private static final class Shared {
-    private static final java.util.concurrent.atomic.AtomicInteger THREADS =
-        new java.util.concurrent.atomic.AtomicInteger();
-
     // Daemon threads, as many as cores, for refreshers that are given no executor of their own.
     static final Executor EXECUTOR =
-        java.util.concurrent.Executors.newFixedThreadPool(
-            Runtime.getRuntime().availableProcessors(),
-            runnable -> {
-              Thread thread = new Thread(runnable, "floe-scan-" + THREADS.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            });
+        ThreadPools.newFixedThreadPool("floe-scan", Runtime.getRuntime().availableProcessors());
   }
 
   /** A process-wide pool of scan workers, created on first use. */
