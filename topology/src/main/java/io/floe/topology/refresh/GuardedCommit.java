@@ -182,6 +182,8 @@ final class GuardedCommit {
         new BaseTable(
             new GuardedTableOperations(((HasTableOperations) target).operations(), guard, bookmark),
             target.name());
+    // Not Iceberg's Tasks: whether to try again is decided from the refreshed table (a commit that
+    // landed is done), not from the exception, and the guard's conflicts are never retried here.
     for (int attempt = 1; ; attempt++) {
       try {
         commit.accept(guarded);

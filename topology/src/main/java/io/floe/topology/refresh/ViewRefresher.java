@@ -163,6 +163,8 @@ public final class ViewRefresher {
           view, new RefreshOutcomes(requested, source, pinned, bound.plan(), null), e);
     }
     BucketedView buckets = BucketedView.of(view);
+    // Not Iceberg's Tasks: a try after a moved bookmark is a new plan from the target as it is
+    // now, and each try ends in one of several outcomes (applied, ahead, superseded, committed).
     for (int attempt = 1; ; attempt++) {
       if (attempt > 1) {
         // Another commit moved the bookmark: plan from the table as it is now. The first attempt
