@@ -330,7 +330,10 @@ public final class FloeConfig extends AbstractConfig {
                   + " for the manifests and manifest lists of all catalogs (Iceberg's manifest"
                   + " cache, shared out between the catalogs; a catalog that sets"
                   + " io.manifest.cache-enabled or its other keys keeps its own), half for the"
-                  + " footers of Parquet data files. Each such file is read once while it fits,"
+                  + " footers of Parquet data files and the content of table metadata files, and"
+                  + " of the metadata files, manifest lists and manifests Floe writes (up to 8 MiB"
+                  + " a file), which its commits and next refreshes read back. Each such file is"
+                  + " read once while it fits,"
                   + " instead of by every stage of every refresh: on an object store a read is a"
                   + " request. 0 turns the caches off.");
 

@@ -2,6 +2,7 @@ package io.floe.topology.iceberg;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -54,6 +55,15 @@ import org.apache.iceberg.util.SerializableSupplier;
  * list never changes once written, so its length, once known, is remembered by path ({@value
  * #KNOWN_LENGTHS} of them): from writing it, or from reading it whole, which is what a length asked
  * of a manifest list not seen before does (one GET instead of a HEAD and a GET).
+ *
+ * <p>And it reads a table metadata file once: resolve, detect and plan each load a table, and each
+ * load reads the current metadata file, which never changes once written. The content of a metadata
+ * file read is kept in {@link FileCaches} by location; the catalog still says which location is
+ * current, so nothing stale is served. What Floe writes itself and Iceberg reads back (a commit's
+ * new metadata file and manifest list, read as the commit refreshes the table and finds the
+ * snapshot it saved; the manifests, read by the next refresh's plan and maintenance) is kept as it
+ * is written, up to {@link FileCaches#contentLimit()} bytes a file, so the read-back costs no
+ * request.
  */
 public final class CountingFileIO
     implements DelegateFileIO, SupportsStorageCredentials, HadoopConfigurable {
@@ -136,12 +146,16 @@ public final class CountingFileIO
 
   @Override
   public InputFile newInputFile(String path) {
-    return new CountedInputFile(delegate.newInputFile(path), -1, path);
+    InputFile cached = cached(path);
+    return cached != null ? cached : new CountedInputFile(delegate.newInputFile(path), -1, path);
   }
 
   @Override
   public InputFile newInputFile(String path, long length) {
-    return new CountedInputFile(delegate.newInputFile(path, length), length, path);
+    InputFile cached = cached(path);
+    return cached != null
+        ? cached
+        : new CountedInputFile(delegate.newInputFile(path, length), length, path);
   }
 
   @Override
@@ -156,12 +170,44 @@ public final class CountingFileIO
 
   @Override
   public InputFile newInputFile(ManifestFile manifest) {
-    return new CountedInputFile(delegate.newInputFile(manifest), manifest.length());
+    InputFile cached = cached(manifest.path());
+    return cached != null
+        ? cached
+        : new CountedInputFile(delegate.newInputFile(manifest), manifest.length());
   }
 
   @Override
   public InputFile newInputFile(ManifestListFile manifestList) {
-    return new CountedInputFile(delegate.newInputFile(manifestList), -1, manifestList.location());
+    InputFile cached = cached(manifestList.location());
+    return cached != null
+        ? cached
+        : new CountedInputFile(delegate.newInputFile(manifestList), -1, manifestList.location());
+  }
+
+  /** The file at {@code path} served from its cached content, or null when none is cached. */
+  private static InputFile cached(String path) {
+    if (!isImmutableMetadata(path)) {
+      return null;
+    }
+    byte[] content = FileCaches.content(path);
+    return content == null ? null : new InMemoryInputFile(path, content);
+  }
+
+  /**
+   * Whether the file at {@code location} is a table metadata file, a manifest list or a manifest:
+   * written once under a name never reused (a version hint is rewritten, and is not one).
+   */
+  private static boolean isImmutableMetadata(String location) {
+    return switch (RequestKind.ofRead(location, 0, 0, -1)) {
+      case TABLE_METADATA -> isMetadataFile(location);
+      case MANIFEST_LIST, MANIFEST -> true;
+      default -> false;
+    };
+  }
+
+  /** Whether the file at {@code location} is a table metadata file, whose reads are cached. */
+  private static boolean isMetadataFile(String location) {
+    return location.endsWith(".metadata.json") || location.endsWith(".metadata.json.gz");
   }
 
   @Override
@@ -183,6 +229,7 @@ public final class CountingFileIO
   @Override
   public void deleteFile(String path) {
     RequestTally.request(RequestKind.DELETE);
+    FileCaches.invalidateContent(path);
     delegate.deleteFile(path);
   }
 
@@ -267,6 +314,7 @@ public final class CountingFileIO
         public String next() {
           String path = each.next();
           RequestTally.request(RequestKind.DELETE);
+          FileCaches.invalidateContent(path);
           return path;
         }
       };
@@ -315,12 +363,7 @@ public final class CountingFileIO
 
     /** Reads the file in one request, learning its length without a HEAD. */
     private void readWhole() {
-      byte[] bytes;
-      try (SeekableInputStream stream = newStream()) {
-        bytes = stream.readAllBytes();
-      } catch (IOException e) {
-        throw new org.apache.iceberg.exceptions.RuntimeIOException(e, "Cannot read %s", location());
-      }
+      byte[] bytes = readAll();
       whole = new InMemoryInputFile(location(), bytes);
       length = bytes.length;
       LENGTHS.put(path, length);
@@ -333,6 +376,16 @@ public final class CountingFileIO
         whole = null;
         return read.newStream();
       }
+      if (isMetadataFile(path)) {
+        // Read whole, as a metadata file is parsed, and kept for the next load of the table.
+        byte[] bytes = readAll();
+        FileCaches.putContent(bytes, path, location());
+        return new InMemoryInputFile(location(), bytes).newStream();
+      }
+      return countedStream();
+    }
+
+    private SeekableInputStream countedStream() {
       SeekableInputStream stream = delegate.newStream();
       return stream instanceof RangeReadable
           ? new CountedRangeStream(stream, this)
@@ -358,6 +411,15 @@ public final class CountingFileIO
       if (!lookedUp) {
         lookedUp = true;
         RequestTally.request(RequestKind.HEAD);
+      }
+    }
+
+    /** The file's bytes, read in one request. */
+    private byte[] readAll() {
+      try (SeekableInputStream stream = countedStream()) {
+        return stream.readAllBytes();
+      } catch (IOException e) {
+        throw new org.apache.iceberg.exceptions.RuntimeIOException(e, "Cannot read %s", location());
       }
     }
 
@@ -497,6 +559,10 @@ public final class CountingFileIO
 
     @Override
     public PositionOutputStream createOrOverwrite() {
+      // What was cached under this name is being replaced: forget it before the write, which may
+      // fail halfway.
+      FileCaches.invalidateContent(path);
+      FileCaches.invalidateContent(location());
       return new CountedOutputStream(delegate.createOrOverwrite(), path, location());
     }
 
@@ -507,13 +573,14 @@ public final class CountingFileIO
 
     @Override
     public InputFile toInputFile() {
-      return new CountedInputFile(delegate.toInputFile(), -1, path);
+      InputFile cached = cached(path);
+      return cached != null ? cached : new CountedInputFile(delegate.toInputFile(), -1, path);
     }
   }
 
   /**
    * Counts the bytes written, and a PUT when the file is closed; remembers a manifest list's
-   * length.
+   * length, and keeps the content of a metadata file, manifest list or manifest written whole.
    */
   private static final class CountedOutputStream extends PositionOutputStream {
     private final PositionOutputStream delegate;
@@ -521,11 +588,28 @@ public final class CountingFileIO
     private final String location;
     private long written;
     private boolean closed;
+    // The bytes written so far, while the file may be cached; null once it may not.
+    private ByteArrayOutputStream content;
 
     CountedOutputStream(PositionOutputStream delegate, String path, String location) {
       this.delegate = delegate;
       this.path = path;
       this.location = location;
+      this.content =
+          isImmutableMetadata(path) && FileCaches.contentLimit() > 0
+              ? new ByteArrayOutputStream()
+              : null;
+    }
+
+    /** Keeps bytes just written while the file stays within the cache's limit of one file. */
+    private void keep(byte[] bytes, int off, int len) {
+      if (content != null) {
+        if (written > FileCaches.contentLimit()) {
+          content = null;
+        } else {
+          content.write(bytes, off, len);
+        }
+      }
     }
 
     @Override
@@ -543,6 +627,9 @@ public final class CountingFileIO
       delegate.write(b);
       written++;
       RequestTally.written(1);
+      if (content != null) {
+        keep(new byte[] {(byte) b}, 0, 1);
+      }
     }
 
     @Override
@@ -550,6 +637,7 @@ public final class CountingFileIO
       delegate.write(bytes, off, len);
       written += len;
       RequestTally.written(len);
+      keep(bytes, off, len);
     }
 
     @Override
@@ -563,6 +651,11 @@ public final class CountingFileIO
         closed = true;
         RequestTally.request(RequestKind.PUT);
         delegate.close();
+        if (content != null) {
+          // Only once the store has the file: a write that failed leaves nothing to serve.
+          FileCaches.putContent(content.toByteArray(), path, location);
+          content = null;
+        }
         if (isManifestList(path)) {
           // Under both names: a snapshot records the location the output file gives (Hadoop's
           // normalised path), which need not be the one it was created with.

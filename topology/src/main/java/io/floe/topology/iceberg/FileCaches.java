@@ -15,12 +15,17 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  * detect, plan, read, and the target's commits), bounded together by {@value #BYTES_CONFIG}: half
  * for manifests and manifest lists, in Iceberg's own manifest cache ({@code
  * io.manifest.cache-enabled}, one per catalog's {@code FileIO}, which {@code ManifestFiles} and
- * {@code ManifestLists} read through; the half is shared out between the catalogs), and half for
- * the Parquet footers Floe's column reader reads, keyed by file path and length. A manifest is read
- * once within the bound, a footer too; a read on an object store costs a request of 10-50 ms before
- * its first byte, whatever its size.
+ * {@code ManifestLists} read through; the half is shared out between the catalogs), and half, in
+ * one cache here, for the Parquet footers Floe's column reader reads, keyed by file path and
+ * length, and for the content of files {@link CountingFileIO} serves without a request: table
+ * metadata files read, and the metadata files, manifest lists and manifests Floe wrote itself
+ * (which Iceberg reads back after a commit), keyed by location. A manifest is read once within the
+ * bound, a footer and a metadata file too; a read on an object store costs a request of 10-50 ms
+ * before its first byte, whatever its size.
  *
- * <p>Table metadata files are not cached here: a table loaded once per refresh reads each once.
+ * <p>Nothing cached here can be stale: each key names a file Iceberg never rewrites in place (a
+ * metadata file's name carries a UUID or a version that a commit claims once); which metadata file
+ * is current is still asked of the catalog at every load.
  */
 public final class FileCaches {
 
@@ -33,7 +38,13 @@ public final class FileCaches {
   /** Iceberg's limit of one cached manifest, kept when the share is larger. */
   private static final long MAX_MANIFEST_BYTES = 8L * 1024 * 1024;
 
-  private static volatile Cache<FooterKey, ParquetMetadata> footers = newFooterCache(DEFAULT_BYTES);
+  /** The heap a cached file's content takes beyond its bytes: key, array header, entry. */
+  private static final int CONTENT_OVERHEAD = 256;
+
+  // Footers (FooterKey -> ParquetMetadata) and file contents (ContentKey -> byte[]) share one
+  // bound, so that neither kind's share is fixed in advance.
+  private static volatile Cache<Object, Object> files = newCache(DEFAULT_BYTES);
+  private static volatile long contentLimit = contentLimit(DEFAULT_BYTES);
 
   private FileCaches() {}
 
@@ -42,7 +53,8 @@ public final class FileCaches {
    * holds now are dropped.
    */
   public static void configure(long bytes) {
-    footers = newFooterCache(bytes);
+    files = newCache(bytes);
+    contentLimit = contentLimit(bytes);
   }
 
   /**
@@ -82,10 +94,9 @@ public final class FileCaches {
    * @throws UncheckedIOException when the footer cannot be read
    */
   public static ParquetMetadata footer(String location, long length, FooterReader reader) {
-    Cache<FooterKey, ParquetMetadata> cache = footers;
+    Cache<Object, Object> cache = files;
     FooterKey key = new FooterKey(location, length);
-    ParquetMetadata cached = cache.getIfPresent(key);
-    if (cached != null) {
+    if (cache.getIfPresent(key) instanceof ParquetMetadata cached) {
       return cached;
     }
     // Read outside the cache's lock: a read of a remote store takes tens of milliseconds, and two
@@ -100,11 +111,49 @@ public final class FileCaches {
     return footer;
   }
 
-  private static Cache<FooterKey, ParquetMetadata> newFooterCache(long bytes) {
+  /** The cached content of the file at {@code location}, or null. */
+  static byte[] content(String location) {
+    return files.getIfPresent(new ContentKey(location)) instanceof byte[] bytes ? bytes : null;
+  }
+
+  /** Caches {@code bytes} as the content of the file at each of {@code locations}. */
+  static void putContent(byte[] bytes, String... locations) {
+    if (bytes.length <= contentLimit) {
+      Cache<Object, Object> cache = files;
+      for (String location : locations) {
+        cache.put(new ContentKey(location), bytes);
+      }
+    }
+  }
+
+  /** Forgets the content of the file at {@code location}: it is being written or was deleted. */
+  static void invalidateContent(String location) {
+    files.invalidate(new ContentKey(location));
+  }
+
+  /**
+   * The largest file whose content is cached: Iceberg's limit of one cached manifest, or the
+   * cache's half when smaller (0 when the caches are off).
+   */
+  static long contentLimit() {
+    return contentLimit;
+  }
+
+  private static long contentLimit(long bytes) {
+    return Math.min(MAX_MANIFEST_BYTES, bytes / 2);
+  }
+
+  private static Cache<Object, Object> newCache(long bytes) {
     return Caffeine.newBuilder()
         .maximumWeight(Math.max(1, bytes / 2))
-        .weigher((FooterKey key, ParquetMetadata footer) -> weight(footer))
+        .weigher((Object key, Object value) -> weightOf(value))
         .build();
+  }
+
+  private static int weightOf(Object value) {
+    return value instanceof byte[] bytes
+        ? bytes.length + CONTENT_OVERHEAD
+        : weight((ParquetMetadata) value);
   }
 
   /**
@@ -120,4 +169,6 @@ public final class FileCaches {
   }
 
   private record FooterKey(String location, long length) {}
+
+  private record ContentKey(String location) {}
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -173,8 +174,84 @@ class CountingFileIOTest {
   }
 
   @Test
+  void shouldReadATableMetadataFileFromTheStoreOnceForEveryStageThatLoadsIt() throws IOException {
+    // Given a metadata file another process wrote
+    String location = writeElsewhere("metadata/00001-ab.metadata.json");
+
+    // When resolve, detect and plan each read it
+    byte[] read = null;
+    for (RequestStage stage :
+        List.of(RequestStage.RESOLVE, RequestStage.DETECT, RequestStage.PLAN)) {
+      try (RequestStage.Scope scope = stage.enter()) {
+        read = readAll(io.newInputFile(location));
+      }
+    }
+
+    // Then only the first read took a request, and each saw the file's content
+    RequestCounts counts = tally.counts();
+    assertThat(counts.count(RequestKind.TABLE_METADATA)).as(counts.toString()).isEqualTo(1);
+    assertThat(counts.count(RequestKind.TABLE_METADATA, RequestStage.RESOLVE)).isEqualTo(1);
+    assertThat(counts.total()).as(counts.toString()).isEqualTo(1);
+    assertThat(read).isEqualTo(content());
+  }
+
+  @Test
+  void shouldReadBackWhatItWroteWithoutARequest() throws IOException {
+    // Given a metadata file, a manifest list and a manifest written through the FileIO
+    List<String> written =
+        List.of(
+            write("metadata/00002-cd.metadata.json"),
+            write("metadata/snap-3-1-cd.avro"),
+            write("metadata/cd-m0.avro"));
+
+    // When each is read back, as Iceberg does after a commit and the next refresh after it
+    try (RequestStage.Scope committing = RequestStage.COMMIT.enter()) {
+      for (String location : written) {
+        assertThat(readAll(io.newInputFile(location))).as(location).isEqualTo(content());
+      }
+      assertThat(readAll(io.newInputFile(written.get(2), LENGTH))).isEqualTo(content());
+    }
+
+    // Then the only requests are the three PUTs
+    RequestCounts counts = tally.counts();
+    assertThat(counts.count(RequestKind.PUT)).isEqualTo(3);
+    assertThat(counts.total()).as(counts.toString()).isEqualTo(3);
+  }
+
+  @Test
+  void shouldReadAVersionHintEveryTimeItIsAsked() throws IOException {
+    // Given a Hadoop table's version hint, which its next commit rewrites in place
+    String location = write("metadata/version-hint.text");
+
+    // When it is read twice
+    readAll(io.newInputFile(location));
+    readAll(io.newInputFile(location));
+
+    // Then both reads went to the store
+    assertThat(tally.counts().count(RequestKind.TABLE_METADATA)).isEqualTo(2);
+  }
+
+  @Test
+  void shouldReadMetadataFilesFromTheStoreEveryTimeWhenTheCachesAreOff() throws IOException {
+    // Given the caches turned off and a metadata file written through the FileIO
+    FileCaches.configure(0);
+    try {
+      String location = write("metadata/00003-ef.metadata.json");
+
+      // When it is read twice
+      readAll(io.newInputFile(location));
+      readAll(io.newInputFile(location));
+
+      // Then both reads went to the store
+      assertThat(tally.counts().count(RequestKind.TABLE_METADATA)).isEqualTo(2);
+    } finally {
+      FileCaches.configure(FileCaches.DEFAULT_BYTES);
+    }
+  }
+
+  @Test
   void shouldCountTheRequestsOfPoolThreadsUnderTheStageThatSubmittedThem() throws Exception {
-    String location = write("metadata/ab-m0.avro");
+    String location = writeElsewhere("metadata/ab-m0.avro");
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
       try (RequestStage.Scope planning = RequestStage.PLAN.enter()) {
@@ -218,9 +295,26 @@ class CountingFileIOTest {
   private String write(String name) throws IOException {
     String location = dir.resolve(name).toUri().toString();
     try (PositionOutputStream out = io.newOutputFile(location).create()) {
-      out.write(new byte[LENGTH]);
+      out.write(content());
     }
     return location;
+  }
+
+  /** Writes {@code name} as another process would, past this FileIO. */
+  private String writeElsewhere(String name) throws IOException {
+    Path file = dir.resolve(name);
+    java.nio.file.Files.createDirectories(file.getParent());
+    java.nio.file.Files.write(file, content());
+    return file.toUri().toString();
+  }
+
+  /** The content of every file these tests write: {@value #LENGTH} bytes, not all zero. */
+  private static byte[] content() {
+    byte[] content = new byte[LENGTH];
+    for (int i = 0; i < LENGTH; i++) {
+      content[i] = (byte) i;
+    }
+    return content;
   }
 
   private static void readFully(SeekableInputStream in, byte[] buffer, int len) throws IOException {
@@ -234,9 +328,9 @@ class CountingFileIOTest {
     }
   }
 
-  private static void readAll(InputFile file) {
+  private static byte[] readAll(InputFile file) {
     try (SeekableInputStream in = file.newStream()) {
-      in.readAllBytes();
+      return in.readAllBytes();
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }

@@ -10,12 +10,14 @@ import io.floe.topology.iceberg.CountingFileIO;
 import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.iceberg.RequestKind;
 import io.floe.topology.iceberg.RequestStage;
+import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,13 +26,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The object-store requests a refresh reports, by stage and kind, over a real catalog whose FileIO
- * Floe counts: a small known table, so that every request can be accounted for.
+ * Floe counts: a small known table, so that every request can be accounted for. The source is
+ * written through a catalog of its own, as another process would: nothing of it is in Floe's caches
+ * until Floe reads it.
  */
 class ObjectStoreRequestsTest {
 
   private static final String OHLCV = TradeViews.OHLCV_1M;
+  private static final TableIdentifier SOURCE = TableIdentifier.of("market", "trades");
 
   @TempDir Path dir;
+  private IcebergFixture writer;
   private IcebergFixture lake;
   private Table trades;
   private ViewRefresher refresher;
@@ -39,22 +45,22 @@ class ObjectStoreRequestsTest {
 
   @BeforeEach
   void setUp() {
-    lake =
-        IcebergFixture.create(
-            CountingFileIO.install(IcebergFixture.create(dir).catalogProperties()));
-    trades = lake.createTrades("market", "trades");
+    writer = IcebergFixture.create(dir);
+    lake = IcebergFixture.create(CountingFileIO.install(writer.catalogProperties()));
+    trades = writer.createTrades("market", "trades");
     refresher = new ViewRefresher(name -> lake.catalog());
   }
 
   @AfterEach
   void tearDown() throws Exception {
     lake.close();
+    writer.close();
   }
 
   @Test
   void shouldReportEveryRequestOfAFirstRefreshByStage() {
     // Given one source snapshot of one data file
-    long s1 = lake.append(trades, someTrades());
+    long s1 = writer.append(trades, someTrades());
 
     // When the view's first refresh creates its target and computes every bucket
     RefreshOutcome first = refresh(s1, null);
@@ -65,22 +71,22 @@ class ObjectStoreRequestsTest {
     RequestCounts requests = first.requests();
     assertThat(count(requests, RequestStage.PLAN))
         .containsExactly(
-            entry(RequestKind.TABLE_METADATA, 2), // the source's, the new target's
-            entry(RequestKind.MANIFEST_LIST, 1),
+            // the source's; not the new target's, which plan wrote (2 on main)
+            entry(RequestKind.TABLE_METADATA, 1),
+            // the source's, read whole for its length, then again (as on main)
+            entry(RequestKind.MANIFEST_LIST, 2),
             entry(RequestKind.MANIFEST, 1),
             entry(RequestKind.PUT, 1)); // the target's first metadata file
     assertThat(count(requests, RequestStage.READ))
         .containsExactly(entry(RequestKind.DATA_FOOTER, 2), entry(RequestKind.DATA_RANGE, 1));
     assertThat(count(requests, RequestStage.WRITE)).containsExactly(entry(RequestKind.PUT, 1));
+    // The committed metadata and manifest list, read back by Iceberg's commit, and the new
+    // manifest, read by maintenance, come from what was written (3 reads on main)
     assertThat(count(requests, RequestStage.COMMIT))
-        .containsExactly(
-            entry(RequestKind.TABLE_METADATA, 1), // the committed metadata, read back
-            entry(RequestKind.MANIFEST_LIST, 1), // its length known from writing it
-            entry(RequestKind.PUT, 3)); // manifest, manifest list, metadata
-    assertThat(count(requests, RequestStage.MAINTAIN))
-        .containsExactly(entry(RequestKind.MANIFEST, 1));
-    // 17 with a HEAD before each manifest list read
-    assertThat(requests.total()).isEqualTo(15);
+        .containsExactly(entry(RequestKind.PUT, 3)); // manifest, manifest list, metadata
+    assertThat(count(requests, RequestStage.MAINTAIN)).isEmpty();
+    // 16 on main with the source written elsewhere
+    assertThat(requests.total()).isEqualTo(12);
     assertThat(requests.bytesWritten()).isPositive();
     assertThat(requests.bytesRead()).isGreaterThan(first.bytesRead());
   }
@@ -88,28 +94,116 @@ class ObjectStoreRequestsTest {
   @Test
   void shouldReportTheRequestsOfAnIncrementalRefreshAndChangeNoResult() {
     // Given a refreshed view and a second source file
-    long s1 = lake.append(trades, someTrades());
+    long s1 = writer.append(trades, someTrades());
     refresh(s1, null);
     long s2 =
-        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:45Z", 9.0, 2L, "B")));
+        writer.append(trades, List.of(writer.trade("AAPL", "2026-04-08T10:00:45Z", 9.0, 2L, "B")));
 
     // When the view is refreshed incrementally
     RefreshOutcome second = refresh(s2, ViewRefresherTest.detected(trades, s1, s2, view), s1);
 
-    // Then planning loaded each table once and read the source's two manifests; both source
-    // files were read, the new one's footer first (the other's footer is still cached from the
-    // first refresh); the target's rows to replace were found from its manifests
+    // Then planning read the source's new metadata file and its two manifests, and the target's
+    // metadata not at all (Floe wrote it); both source files were read, the new one's footer
+    // first (the other's footer is still cached from the first refresh); the target's rows to
+    // replace were found from its manifests, and the commit read back nothing, all of them
+    // written by Floe (21 on main with the source written elsewhere: plan 2 table-metadata, write
+    // a manifest list and a manifest, commit a metadata file, manifest list and manifest,
+    // maintenance a manifest)
     RequestCounts requests = second.requests();
-    assertThat(requests.count(RequestKind.TABLE_METADATA, RequestStage.PLAN)).isEqualTo(2);
+    assertThat(requests.count(RequestKind.TABLE_METADATA, RequestStage.PLAN)).isEqualTo(1);
     assertThat(requests.count(RequestKind.MANIFEST, RequestStage.PLAN)).isEqualTo(2);
     assertThat(requests.count(RequestKind.DATA_FOOTER, RequestStage.READ)).isEqualTo(2);
-    assertThat(requests.count(RequestKind.MANIFEST, RequestStage.WRITE)).isEqualTo(1);
+    assertThat(requests.count(RequestStage.WRITE)).isEqualTo(1);
     assertThat(requests.count(RequestKind.PUT, RequestStage.WRITE)).isEqualTo(1);
+    assertThat(requests.count(RequestKind.PUT, RequestStage.COMMIT)).isEqualTo(4);
+    assertThat(requests.count(RequestStage.COMMIT)).isEqualTo(4);
+    assertThat(requests.count(RequestStage.MAINTAIN)).isZero();
     assertThat(requests.count(RequestStage.OTHER)).isZero();
-    // 27 on main: a HEAD before each manifest list read, its own target manifest list read again
-    assertThat(requests.total()).isEqualTo(20);
+    assertThat(requests.total()).isEqualTo(14);
     OracleAssertions.assertMatches(
         lake.catalog().loadTable(view.target().identifier()), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldReadASourceCommitsMetadataFileOnceAcrossResolveDetectAndPlan() {
+    // Given a refreshed view and a new source commit by another writer
+    long s1 = writer.append(trades, someTrades());
+    refresh(s1, null);
+    long s2 =
+        writer.append(trades, List.of(writer.trade("AAPL", "2026-04-08T10:00:45Z", 9.0, 2L, "B")));
+    RequestTally tally = new RequestTally();
+
+    // When resolve and detect each load the source, as their processors do, and the view refreshes
+    DirtyBuckets dirty;
+    try (RequestStage.Scope counting = tally.open()) {
+      Table resolved;
+      try (RequestStage.Scope resolving = RequestStage.RESOLVE.enter()) {
+        resolved = lake.catalog().loadTable(SOURCE);
+      }
+      try (RequestStage.Scope detecting = RequestStage.DETECT.enter()) {
+        dirty = ViewRefresherTest.detected(lake.catalog().loadTable(SOURCE), s1, s2, view);
+      }
+      assertThat(resolved.currentSnapshot().snapshotId()).isEqualTo(s2);
+    }
+    RefreshOutcome second = refresh(s2, dirty, s1);
+
+    // Then the source's new metadata file was read from the store once, by resolve (three times
+    // on main); the target's, which Floe's first refresh wrote, not at all, nor what its commit
+    // wrote and read back
+    RequestCounts resolveAndDetect = tally.counts();
+    RequestCounts refresh = second.requests();
+    assertThat(resolveAndDetect.count(RequestKind.TABLE_METADATA, RequestStage.RESOLVE))
+        .isEqualTo(1);
+    assertThat(
+            resolveAndDetect.count(RequestKind.TABLE_METADATA)
+                + refresh.count(RequestKind.TABLE_METADATA))
+        .as(resolveAndDetect + " and " + refresh)
+        .isEqualTo(1);
+    assertThat(refresh.count(RequestKind.MANIFEST_LIST, RequestStage.COMMIT)).isZero();
+    OracleAssertions.assertMatches(
+        lake.catalog().loadTable(view.target().identifier()), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldMatchTheOracleThroughAppendsDeletesAndAnOverwriteWithMetadataFromTheCache() {
+    // Given a view refreshed after an append
+    long s1 = writer.append(trades, someTrades());
+    refresh(s1, null);
+    assertMatchesOracle(s1);
+
+    // When rows are appended, deleted by position, overwritten and deleted by equality, the view
+    // refreshed after each from metadata Floe read or wrote before
+    long s2 =
+        writer.append(trades, List.of(writer.trade("IBM", "2026-04-08T10:01:10Z", 5.0, 3L, "S")));
+    refreshAfter(s1, s2);
+    assertMatchesOracle(s2);
+    long s3 = writer.deleteByPosition(trades, row -> ((Long) row.getField("quantity")) == 7L);
+    refreshAfter(s2, s3);
+    assertMatchesOracle(s3);
+    long s4 =
+        writer.overwrite(
+            trades,
+            row -> ((Long) row.getField("quantity")) == 3L,
+            List.of(writer.trade("IBM", "2026-04-08T10:02:00Z", 6.0, 4L, "B")));
+    refreshAfter(s3, s4);
+    assertMatchesOracle(s4);
+    long s5 = writer.deleteByEquality(trades, List.of(1L));
+    refreshAfter(s4, s5);
+
+    // Then the view equals its query over the source after every step
+    assertMatchesOracle(s5);
+  }
+
+  private void refreshAfter(long previous, long snapshot) {
+    Table source = lake.catalog().loadTable(SOURCE);
+    RefreshOutcome outcome =
+        refresh(snapshot, ViewRefresherTest.detected(source, previous, snapshot, view), previous);
+    assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+  }
+
+  private void assertMatchesOracle(long snapshot) {
+    OracleAssertions.assertMatches(
+        lake.catalog().loadTable(view.target().identifier()), trades, snapshot, OHLCV);
   }
 
   private RefreshOutcome refresh(long snapshot, DirtyBuckets dirty, Long watermark) {
@@ -124,8 +218,8 @@ class ObjectStoreRequestsTest {
 
   private List<Record> someTrades() {
     return List.of(
-        lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B"),
-        lake.trade("MSFT", "2026-04-08T10:00:40Z", 99.0, 7L, "B"));
+        writer.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B"),
+        writer.trade("MSFT", "2026-04-08T10:00:40Z", 99.0, 7L, "B"));
   }
 
   /** The requests of {@code stage}, by kind in declared order. */
