@@ -707,6 +707,40 @@ class ViewRefresherTest {
   }
 
   @Test
+  void shouldRecomputeARequestedRangeRatherThanFoldAppendsIntoTheRowsItRepairs() {
+    // Given a row written into the target behind Floe's back, then an append to the source
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("volume", VOLUME);
+    refresh(view, s1, null, DirtyBuckets.none());
+    Record outsider =
+        IcebergFixture.readAll(target(view), target(view).currentSnapshot().snapshotId())
+            .get(0)
+            .copy();
+    outsider.setField("symbol", "ZZZZ");
+    lake.append(target(view), List.of(outsider));
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:50Z", 1.0, 1L, "B")));
+
+    // When the day is asked for at s2
+    RefreshOutcome outcome =
+        refresher.refresh(
+            new RefreshRequest(
+                compiled(view),
+                RefreshId.ranged("volume", view.version(), s2, 1),
+                null,
+                s1,
+                new RefreshRequest.Ranged(
+                    DirtyBuckets.none(),
+                    List.of(
+                        TimeRange.parse("2026-04-08", "2026-04-10", java.time.ZoneOffset.UTC)))),
+            ViewRefresher.ProgressListener.NONE);
+
+    // Then it recomputes instead of adding the append to what is there
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    OracleAssertions.assertMatches(target(view), trades, s2, VOLUME);
+  }
+
+  @Test
   void shouldRecomputeEverythingWhenAFullRefreshIsForced() {
     long s1 = lake.append(trades, someTrades());
     ViewDefinition view = view("ohlcv_1m", OHLCV);
