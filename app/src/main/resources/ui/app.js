@@ -4,7 +4,9 @@
 // The API token lives for this tab only (sessionStorage), never in localStorage, where earlier
 // versions kept it and where it would outlive the session.
 localStorage.removeItem('floe.token');
-const state = { views: [], token: sessionStorage.getItem('floe.token') || null, editing: null };
+// ranges: the time range typed into each card's range form, by view, kept across the cards'
+// redraws (every 2 s) so that a redraw never loses what is being typed.
+const state = { views: [], token: sessionStorage.getItem('floe.token') || null, editing: null, ranges: {} };
 
 const NEEDS_TOKEN = 'this Floe needs its API token: enter it in the field at the top';
 
@@ -127,11 +129,37 @@ function card(view, detail) {
       el('button', { 'data-testid': 'refresh', onclick: () => refresh(view.name, false) }, 'Refresh'),
       el('button', { onclick: () => refresh(view.name, true) }, 'Full refresh'),
       el('button', { 'data-testid': 'edit', onclick: () => edit(view.name) }, 'Edit'),
-      el('button', { class: 'danger', onclick: () => remove(view.name) }, 'Delete')));
+      el('button', { class: 'danger', onclick: () => remove(view.name) }, 'Delete')),
+    rangeForm(view.name));
+}
+
+// Recompute every bucket of a time range, even where no change is known (a repair after an outside
+// write to the target): instants (2026-04-08T10:00:00Z) or dates (the day's start in the view's zone).
+function rangeForm(name) {
+  const typed = state.ranges[name] || { from: '', to: '' };
+  const input = (key, placeholder) => el('input', {
+    name: key, placeholder, value: typed[key], 'aria-label': key, 'data-testid': 'range-' + key,
+    oninput: e => { state.ranges[name] = { ...(state.ranges[name] || { from: '', to: '' }), [key]: e.target.value }; },
+  });
+  return el('form', { class: 'range', 'data-testid': 'range-form', onsubmit: e => { e.preventDefault(); refreshRange(name); } },
+    input('from', 'from 2026-04-08T10:00:00Z'), input('to', 'to (exclusive)'),
+    el('button', { type: 'submit', 'data-testid': 'refresh-range' }, 'Refresh range'));
+}
+
+async function refreshRange(name) {
+  const { from = '', to = '' } = state.ranges[name] || {};
+  try {
+    const query = new URLSearchParams({ from: from.trim(), to: to.trim() });
+    await api('POST', `/api/views/${encodeURIComponent(name)}/refresh?${query}`);
+    toast(`Refresh of ${name} from ${from.trim()} to ${to.trim()} requested`);
+    setTimeout(load, 500);
+  } catch (e) { toast(`Cannot refresh ${name}: ${e.message}`); }
 }
 
 async function load() {
-  try {
+  // A redraw would take the caret out of a range being typed: the cards wait for the next one.
+  const typing = document.activeElement && document.activeElement.closest && document.activeElement.closest('form.range');
+  if (!typing) try {
     const views = await api('GET', '/api/views');
     const details = await Promise.all(views.map(v => api('GET', '/api/views/' + encodeURIComponent(v.name)).catch(() => null)));
     state.views = views;

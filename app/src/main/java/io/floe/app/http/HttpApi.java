@@ -15,6 +15,7 @@ import io.floe.app.views.ViewNode;
 import io.floe.app.views.ViewsFile;
 import io.floe.app.views.ViewsFileException;
 import io.floe.schemas.ViewRecord;
+import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
@@ -32,6 +33,7 @@ import io.javalin.http.Header;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.staticfiles.Location;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -376,13 +378,48 @@ public final class HttpApi implements AutoCloseable {
     ctx.json(Map.of("name", name, "deleted", true, "targetDropped", dropped));
   }
 
+  /**
+   * Asks for a refresh now: of what changed, of every bucket with {@code full=true}, or, with
+   * {@code from} and {@code to} (ISO-8601 instants, or dates meaning the start of that day in the
+   * view's zone; {@code to} exclusive), of every bucket overlapping that range besides what
+   * changed.
+   */
   private void refreshView(Context ctx) throws InterruptedException {
     String name = ctx.pathParam("name");
-    definition(name);
+    ViewRecord definition = definition(name);
     boolean full = Boolean.parseBoolean(ctx.queryParam("full"));
-    commands.refresh(name, full, "api");
+    String from = ctx.queryParam("from");
+    String to = ctx.queryParam("to");
+    if (from == null && to == null) {
+      commands.refresh(name, full, "api");
+      ctx.status(HttpStatus.ACCEPTED)
+          .json(Map.of("name", name, "command", full ? "FULL_REFRESH" : "REFRESH"));
+      return;
+    }
+    if (full) {
+      throw new ApiException(
+          HttpStatus.BAD_REQUEST,
+          "Cannot set both full and a time range (from, to): a full refresh recomputes every"
+              + " bucket");
+    }
+    TimeRange range;
+    try {
+      range = TimeRange.parse(from, to, ZoneId.of(definition.getTimezone()));
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage());
+    }
+    commands.refreshRange(name, range, "api");
     ctx.status(HttpStatus.ACCEPTED)
-        .json(Map.of("name", name, "command", full ? "FULL_REFRESH" : "REFRESH"));
+        .json(
+            Map.of(
+                "name",
+                name,
+                "command",
+                "REFRESH",
+                "from",
+                range.from().toString(),
+                "to",
+                range.to().toString()));
   }
 
   /**

@@ -5,6 +5,8 @@ import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.schemas.ViewRecord;
 import io.floe.topology.FloeTopology;
+import io.floe.topology.bucket.TimeRange;
+import io.floe.topology.processor.EventRecords;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.ViewDefinition;
 import java.time.Instant;
@@ -66,6 +68,16 @@ public final class ViewCommands implements ViewWrites.Publisher, AutoCloseable {
             .setRequestedAt(Instant.now())
             .setRequestedBy(requestedBy)
             .build();
+    send(
+        topics.requests(),
+        view,
+        serdes.viewCommand().serializer().serialize(topics.requests(), command));
+  }
+
+  /** Asks the view's owner to recompute every bucket that overlaps {@code range}, now. */
+  public void refreshRange(String view, TimeRange range, String requestedBy)
+      throws InterruptedException {
+    ViewCommand command = EventRecords.rangeCommand(view, range, Instant.now(), requestedBy);
     send(
         topics.requests(),
         view,

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.floe.app.config.FloeConfig;
 import io.floe.app.service.FloeService;
+import io.floe.schemas.RefreshEvent;
+import io.floe.schemas.RefreshMode;
 import io.floe.testing.IcebergFixture;
 import io.floe.topology.view.ViewDefinition;
 import java.net.URI;
@@ -19,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -169,6 +172,80 @@ class HttpApiIT {
     assertThat(lake.catalog().tableExists(TableIdentifier.of("analytics", "bars"))).isFalse();
     assertThat(get("/metrics").body())
         .contains("floe_refreshes_total{mode=\"full\",view=\"bars\"}");
+  }
+
+  @Test
+  void shouldRecomputeATimeRangeAnOutsideWriteChangedOnlyWhenAskedFor() throws Exception {
+    // Given a view in step with its source, and a row written into its 10:00 bucket behind
+    // Floe's back: a group the source does not have
+    create("bars", FloeServiceIT.OHLCV_1M);
+    ViewDefinition bars = FloeHarness.view("bars", FloeServiceIT.OHLCV_1M);
+    floe.awaitOracle(bars, trades);
+    Table target = floe.target(bars);
+    Record outsider = IcebergFixture.readAll(target, target.currentSnapshot().snapshotId()).get(0);
+    outsider = outsider.copy();
+    outsider.setField("symbol", "ZZZZ");
+    lake.append(target, List.of(outsider));
+
+    // When a refresh is asked for, and a later change of another bucket is refreshed after it
+    assertThat(send("POST", "/api/views/bars/refresh", null, TOKEN).statusCode()).isEqualTo(202);
+    long later =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T11:00:00Z", 12.0, 1L, "S")));
+    assertThat(send("POST", "/api/views/bars/refresh", null, TOKEN).statusCode()).isEqualTo(202);
+    floe.awaitEvent("bars", e -> e.getSourceSnapshotId() == later);
+
+    // Then neither knew of a change in 10:00: the outside row stays
+    assertThat(rowsOf(floe.target(bars), "ZZZZ")).isEqualTo(1);
+
+    // When the hour holding it is asked for
+    HttpResponse<String> range =
+        send(
+            "POST",
+            "/api/views/bars/refresh?from=2026-04-08T10:00:00Z&to=2026-04-08T11:00:00Z",
+            null,
+            TOKEN);
+
+    // Then that bucket is recomputed from the source, and the event says it was a range
+    assertThat(range.statusCode()).as(range.body()).isEqualTo(202);
+    assertThat(json(range).get("from").asText()).isEqualTo("2026-04-08T10:00:00Z");
+    List<RefreshEvent> events = floe.awaitEvent("bars", e -> "range".equals(e.getScope()));
+    RefreshEvent ranged =
+        events.stream().filter(e -> "range".equals(e.getScope())).findFirst().get();
+    assertThat(ranged.getMode()).isEqualTo(RefreshMode.INCREMENTAL);
+    assertThat(ranged.getSourceSnapshotId()).isEqualTo(later);
+    assertThat(events)
+        .filteredOn(e -> e.getSourceSnapshotId() == later && e != ranged)
+        .extracting(RefreshEvent::getScope)
+        .containsOnly("changes");
+    assertThat(rowsOf(floe.target(bars), "ZZZZ")).isZero();
+    floe.awaitOracle(bars, trades);
+  }
+
+  @Test
+  void shouldRefuseATimeRangeThatIsHalfGivenUnreadableEmptyOrWithFull() throws Exception {
+    create("bars", FloeServiceIT.OHLCV_1M);
+
+    assertRefused("from=2026-04-08T10:00:00Z", "'to' is required with a time range");
+    assertRefused("to=2026-04-08", "'from' is required with a time range");
+    assertRefused("from=yesterday&to=2026-04-08", "'from' is neither an ISO-8601 instant");
+    assertRefused(
+        "from=2026-04-08T10:00:00Z&to=2026-04-08T10:00:00Z", "is empty: from must be before to");
+    assertRefused("from=2026-04-09&to=2026-04-08", "is empty: from must be before to");
+    assertRefused(
+        "full=true&from=2026-04-08&to=2026-04-09", "Cannot set both full and a time range");
+  }
+
+  private void assertRefused(String query, String reason) throws Exception {
+    HttpResponse<String> refused = send("POST", "/api/views/bars/refresh?" + query, null, TOKEN);
+    assertThat(refused.statusCode()).as(query).isEqualTo(400);
+    assertThat(json(refused).get("error").asText()).as(query).contains(reason);
+  }
+
+  private static long rowsOf(Table target, String symbol) {
+    target.refresh();
+    return IcebergFixture.readAll(target, target.currentSnapshot().snapshotId()).stream()
+        .filter(row -> symbol.equals(row.getField("symbol")))
+        .count();
   }
 
   @Test

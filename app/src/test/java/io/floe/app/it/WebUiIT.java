@@ -180,6 +180,56 @@ class WebUiIT {
   }
 
   @Test
+  void shouldRefreshATimeRangeFromTheCardAndShowWhyARangeIsRefused() throws Exception {
+    // Given
+    startFloe(Map.of());
+    browser.get(url());
+    waitUpTo(60)
+        .until(
+            b ->
+                card("minute_volume")
+                    .findElement(By.cssSelector("[data-testid=last-refresh]"))
+                    .getText()
+                    .startsWith("full"));
+
+    // When a range that ends before it starts is asked for
+    card("minute_volume")
+        .findElement(By.cssSelector("[data-testid=range-from]"))
+        .sendKeys("2026-04-09");
+    card("minute_volume")
+        .findElement(By.cssSelector("[data-testid=range-to]"))
+        .sendKeys("2026-04-08");
+    card("minute_volume").findElement(By.cssSelector("[data-testid=refresh-range]")).click();
+
+    // Then the toast says why
+    waitUpTo(10)
+        .until(
+            b ->
+                b.findElement(By.cssSelector("[data-testid=toast]"))
+                    .getText()
+                    .contains("is empty: from must be before to"));
+
+    // When the day is asked for
+    WebElement from = card("minute_volume").findElement(By.cssSelector("[data-testid=range-from]"));
+    from.clear();
+    from.sendKeys("2026-04-08");
+    WebElement to = card("minute_volume").findElement(By.cssSelector("[data-testid=range-to]"));
+    to.clear();
+    to.sendKeys("2026-04-09");
+    card("minute_volume").findElement(By.cssSelector("[data-testid=refresh-range]")).click();
+
+    // Then it is refreshed as a range
+    waitUpTo(10)
+        .until(
+            b ->
+                b.findElement(By.cssSelector("[data-testid=toast]"))
+                    .getText()
+                    .equals("Refresh of minute_volume from 2026-04-08 to 2026-04-09 requested"));
+    floe.awaitEvent("minute_volume", e -> "range".equals(e.getScope()));
+    floe.awaitOracle(MINUTE_VOLUME, trades);
+  }
+
+  @Test
   void shouldCatchUpWithAnUnannouncedCommitFromTheRefreshButton() throws Exception {
     startFloe(Map.of());
     browser.get(url());

@@ -206,6 +206,22 @@ public final class Bucketing {
   }
 
   /**
+   * The whole buckets that overlap the instants of {@code range}: from the bucket holding its first
+   * instant to the one holding its last (the instant before its exclusive end), so that a range
+   * inside one bucket covers that bucket and an end on a boundary opens no further bucket. A {@code
+   * date} column holds the local date of an instant in the view's zone.
+   */
+  public BucketRange covering(TimeRange range) {
+    return expand(valueAt(range.from()), valueAt(range.to().minusNanos(1)));
+  }
+
+  private long valueAt(Instant instant) {
+    return columnType.isDate()
+        ? LocalDate.ofInstant(instant, zone).toEpochDay()
+        : columnType.fromInstant(instant);
+  }
+
+  /**
    * The number of buckets in {@code [from, to)}, both bucket boundaries, computed without visiting
    * each bucket: exact for {@code date} columns, calendar buckets and zones of a fixed offset. For
    * minute and hour buckets in a zone that changes offset it walks the transitions in between (two

@@ -148,10 +148,16 @@ public final class ViewMaintainer {
       boolean full = request.kind() == DirtyUpdate.Request.Kind.FULL_REFRESH;
       LOG.info(
           "{} of view {} requested{}",
-          full ? "A full refresh" : "A refresh",
+          full
+              ? "A full refresh"
+              : request.range() != null ? "A refresh of " + request.range() : "A refresh",
           view,
           request.requestedBy() == null ? "" : " by " + request.requestedBy());
-      state.requestRefresh(full, now);
+      if (!full && request.range() != null) {
+        state.requestRange(request.range(), now);
+      } else {
+        state.requestRefresh(full, now);
+      }
     } else if (update instanceof DirtyUpdate.Change change) {
       state.addChange(
           sourceName(state.view()),
@@ -202,10 +208,14 @@ public final class ViewMaintainer {
     }
     CompiledView compiled = defined.get();
     ViewState.Pin pin = state.pendingPin();
-    RefreshId id =
-        state.pendingScope() == ViewState.Scope.FORCED
-            ? RefreshId.forced(view, compiled.version(), pin.snapshotId(), state.forcedRequests())
-            : RefreshId.of(view, compiled.version(), pin.snapshotId());
+    RefreshId id;
+    if (state.pendingScope() == ViewState.Scope.FORCED) {
+      id = RefreshId.forced(view, compiled.version(), pin.snapshotId(), state.forcedRequests());
+    } else if (!state.pendingRanges().isEmpty()) {
+      id = RefreshId.ranged(view, compiled.version(), pin.snapshotId(), state.rangeRequests());
+    } else {
+      id = RefreshId.of(view, compiled.version(), pin.snapshotId());
+    }
     ViewState.InFlight refresh = state.start(id.toString(), now);
     LOG.debug("Refresh {} of view {} starts: {}", id, view, refresh.dirty().toDirtyBuckets());
     return new Next.Refresh(request(compiled, refresh));
@@ -231,10 +241,15 @@ public final class ViewMaintainer {
   private static RefreshRequest request(CompiledView compiled, ViewState.InFlight refresh) {
     DirtyBuckets dirty =
         refresh.dirty() == null ? DirtyBuckets.none() : refresh.dirty().toDirtyBuckets();
+    boolean ranged = refresh.ranges() != null && !refresh.ranges().isEmpty();
     RefreshRequest.Scope scope =
         switch (refresh.scope() == null ? ViewState.Scope.CATCH_UP : refresh.scope()) {
-          case CHANGES -> new RefreshRequest.Changes(dirty);
-          case CATCH_UP -> new RefreshRequest.CatchUp(dirty);
+          case CHANGES, CATCH_UP ->
+              ranged
+                  ? new RefreshRequest.Ranged(dirty, refresh.ranges())
+                  : refresh.scope() == ViewState.Scope.CHANGES
+                      ? new RefreshRequest.Changes(dirty)
+                      : new RefreshRequest.CatchUp(dirty);
           case FORCED ->
               new RefreshRequest.Forced(dirty.full() ? dirty.reason() : "full refresh requested");
         };

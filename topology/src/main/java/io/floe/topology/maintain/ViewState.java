@@ -3,6 +3,7 @@ package io.floe.topology.maintain;
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.store.StoredDirty;
 import io.floe.topology.store.StoredView;
 import java.time.Duration;
@@ -76,7 +77,8 @@ public final class ViewState {
       StoredDirty dirty,
       Scope scope,
       String version,
-      long startedAt) {
+      long startedAt,
+      List<TimeRange> ranges) {
 
     /** The pinned snapshot. */
     public Pin pin() {
@@ -125,6 +127,11 @@ public final class ViewState {
   private boolean pendingUrgent;
   // How many forced full refreshes were asked for: the n-th has its own refresh id.
   private long forcedRequests;
+  // Time ranges a user asked to be recomputed by the pending refresh, even where nothing changed;
+  // null when none. Turned into buckets where the source's schema is known (the refresh).
+  private List<TimeRange> pendingRanges;
+  // How many range refreshes were asked for: the n-th has its own refresh id.
+  private long rangeRequests;
   // The source's current snapshot is being looked up, to pin the pending refresh to it.
   private boolean pinning;
   // Something became pending while the lookup ran, which the lookup may not have seen.
@@ -180,6 +187,29 @@ public final class ViewState {
     pendingUrgent = true;
     // An explicit request runs now, not after the failure backoff.
     retryAt = null;
+  }
+
+  /**
+   * A user asked for every bucket overlapping {@code range} to be recomputed now, besides whatever
+   * is pending, at the pending snapshot or the source's current one: a refresh of its own even when
+   * the target already reflects that snapshot.
+   */
+  public void requestRange(TimeRange range, long now) {
+    rangeRequests++;
+    addRanges(List.of(range));
+    catchUp(DirtyBuckets.none(), now);
+    pendingUrgent = true;
+    retryAt = null;
+  }
+
+  private void addRanges(List<TimeRange> ranges) {
+    if (ranges == null || ranges.isEmpty()) {
+      return;
+    }
+    List<TimeRange> all =
+        pendingRanges == null ? new ArrayList<>() : new ArrayList<>(pendingRanges);
+    all.addAll(ranges);
+    pendingRanges = all;
   }
 
   /**
@@ -322,7 +352,8 @@ public final class ViewState {
             pending,
             pendingScope == null ? Scope.CATCH_UP : pendingScope,
             view.version(),
-            now);
+            now,
+            pendingRanges);
     inFlightSince = pendingSince;
     clearPending();
     status = Status.REFRESHING;
@@ -336,6 +367,7 @@ public final class ViewState {
     pendingUrgent = false;
     firstPendingAt = null;
     pendingSince = null;
+    pendingRanges = null;
     clearPendingSnapshot();
   }
 
@@ -386,6 +418,9 @@ public final class ViewState {
     status = Status.PENDING;
     progress = null;
     merge(DirtyBuckets.all(reason), now);
+    if (stale != null) {
+      addRanges(stale.ranges());
+    }
     if (stale != null && stale.scope() == Scope.FORCED) {
       pendingScope = Scope.FORCED;
     } else if (pendingScope != Scope.FORCED) {
@@ -462,6 +497,7 @@ public final class ViewState {
             : refresh.dirty().toDirtyBuckets();
     boolean hadSnapshot = pendingSnapshot != null;
     merge(again, now);
+    addRanges(refresh.ranges());
     Scope scope = refresh.scope() == null ? Scope.CATCH_UP : refresh.scope();
     if (pendingScope == null
         || scope == Scope.FORCED
@@ -614,6 +650,16 @@ public final class ViewState {
   /** How many forced full refreshes were asked for. */
   public long forcedRequests() {
     return forcedRequests;
+  }
+
+  /** The time ranges the pending refresh is asked to recompute; empty when none. */
+  public List<TimeRange> pendingRanges() {
+    return pendingRanges == null ? List.of() : pendingRanges;
+  }
+
+  /** How many range refreshes were asked for. */
+  public long rangeRequests() {
+    return rangeRequests;
   }
 
   /** Progress of the refresh in flight, such as "3/10 chunks", or null. */

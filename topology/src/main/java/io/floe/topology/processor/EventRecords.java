@@ -10,6 +10,7 @@ import io.floe.schemas.TableRef;
 import io.floe.schemas.TargetCompaction;
 import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
+import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.maintain.ViewMaintainer;
@@ -27,6 +28,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.Snapshot;
 import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Avro form of what the processors publish and read (schemas/): snapshot events, refresh
@@ -34,6 +37,17 @@ import org.apache.kafka.streams.processor.api.Record;
  * schema is filled in one place.
  */
 public final class EventRecords {
+
+  /** The scope of a refresh of the buckets source commits changed. */
+  public static final String SCOPE_CHANGES = "changes";
+
+  /** The scope of a refresh that also recomputed a time range a user asked for. */
+  public static final String SCOPE_RANGE = "range";
+
+  /** The scope of a refresh of every bucket. */
+  public static final String SCOPE_FULL = "full";
+
+  private static final Logger LOG = LoggerFactory.getLogger(EventRecords.class);
 
   private EventRecords() {}
 
@@ -107,14 +121,71 @@ public final class EventRecords {
         .build();
   }
 
-  /** A command of the requests topic as the maintain stage reads it. */
+  /**
+   * A command of the requests topic as the maintain stage reads it. A time range with one end
+   * missing, or empty, is left out with a warning and the command stays a refresh: any tool may
+   * write the topic, and a malformed range must not stop the stream thread (the HTTP API refuses
+   * such a range with the reason).
+   */
   public static DirtyUpdate request(ViewCommand command) {
     return new DirtyUpdate.Request(
         command.getCommand() == ViewCommandType.FULL_REFRESH
             ? DirtyUpdate.Request.Kind.FULL_REFRESH
             : DirtyUpdate.Request.Kind.REFRESH,
         command.getRequestedAt().toEpochMilli(),
-        command.getRequestedBy());
+        command.getRequestedBy(),
+        rangeOf(command));
+  }
+
+  private static TimeRange rangeOf(ViewCommand command) {
+    Instant from = command.getRangeFrom();
+    Instant to = command.getRangeTo();
+    if (from == null && to == null) {
+      return null;
+    }
+    try {
+      if (from == null || to == null) {
+        throw new IllegalArgumentException("both ends are required");
+      }
+      return TimeRange.of(from, to);
+    } catch (IllegalArgumentException e) {
+      LOG.warn(
+          "The refresh of view {} asks for the time range [{}, {}), which is left out: {}",
+          command.getView(),
+          from,
+          to,
+          e.getMessage());
+      return null;
+    }
+  }
+
+  /** The command asking for every bucket of {@code view} overlapping {@code range} now. */
+  public static ViewCommand rangeCommand(
+      String view, TimeRange range, Instant now, String requestedBy) {
+    return ViewCommand.newBuilder()
+        .setView(view)
+        .setCommand(ViewCommandType.REFRESH)
+        .setRequestedAt(now)
+        .setRequestedBy(requestedBy)
+        .setRangeFrom(range.from())
+        .setRangeTo(range.to())
+        .build();
+  }
+
+  /**
+   * What a refresh was asked to cover, as {@link RefreshEvent#getScope} says it: {@value
+   * #SCOPE_FULL} when it recomputed (or was to recompute) every bucket, {@value #SCOPE_RANGE} when
+   * a user asked for a time range, {@value #SCOPE_CHANGES} otherwise.
+   */
+  static String scope(ViewState.InFlight refresh, RefreshOutcome outcome) {
+    if ((outcome != null && outcome.recomputed().full())
+        || (refresh != null && refresh.scope() == ViewState.Scope.FORCED)) {
+      return SCOPE_FULL;
+    }
+    if (refresh != null && refresh.ranges() != null && !refresh.ranges().isEmpty()) {
+      return SCOPE_RANGE;
+    }
+    return SCOPE_CHANGES;
   }
 
   /** The event of a refresh that brought the target to a new source snapshot. */
@@ -250,6 +321,7 @@ public final class EventRecords {
         .setRequests(outcome == null ? null : requests(outcome.requests()))
         .setStoreBytesRead(outcome == null ? null : outcome.requests().bytesRead())
         .setStoreBytesWritten(outcome == null ? null : outcome.requests().bytesWritten())
+        .setScope(scope(refresh, outcome))
         .build();
   }
 

@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  * ({@link #parse}).
  *
  * <p>Form: {@code <view>@<version>:<source snapshot>}, followed by {@code /full-<n>} for the n-th
- * forced full refresh of the view, then by {@code /reads-<digest>} ({@link
+ * forced full refresh of the view, or by {@code /range-<n>} for the n-th refresh of a time range a
+ * user asked for, then by {@code /reads-<digest>} ({@link
  * io.floe.topology.view.SourceColumns#digest}) for such a second reading of a snapshot. View names
  * never contain {@code @ : / #}.
  *
@@ -22,20 +23,27 @@ import java.util.regex.Pattern;
  * @param version the view version
  * @param sourceSnapshotId the source snapshot the refresh brings the target to
  * @param forcedRequest which forced full refresh of the view this is, counting from 1; 0 for none
+ * @param rangeRequest which requested refresh of a time range this is, counting from 1; 0 for none
  * @param reads the digest of the source columns the refresh reads when it reads a snapshot the
  *     target reflects as read otherwise; null for every other refresh
  */
 public record RefreshId(
-    String view, String version, long sourceSnapshotId, long forcedRequest, String reads) {
+    String view,
+    String version,
+    long sourceSnapshotId,
+    long forcedRequest,
+    long rangeRequest,
+    String reads) {
 
   private static final Pattern FORM =
-      Pattern.compile("([^@:/#]+)@([^@:/#]+):(-?\\d+)(?:/full[-@](\\d+))?(?:/reads-([0-9a-f]+))?");
+      Pattern.compile(
+          "([^@:/#]+)@([^@:/#]+):(-?\\d+)(?:/full[-@](\\d+))?(?:/range-(\\d+))?(?:/reads-([0-9a-f]+))?");
 
   public RefreshId {
     Objects.requireNonNull(view, "view");
     Objects.requireNonNull(version, "version");
-    if (forcedRequest < 0) {
-      throw new IllegalArgumentException("forcedRequest must not be negative");
+    if (forcedRequest < 0 || rangeRequest < 0) {
+      throw new IllegalArgumentException("forcedRequest and rangeRequest must not be negative");
     }
     if (reads != null && !reads.matches("[0-9a-f]+")) {
       throw new IllegalArgumentException("reads must be a lower-case hex digest: '" + reads + "'");
@@ -44,7 +52,7 @@ public record RefreshId(
 
   /** A refresh that is not a second reading of its snapshot. */
   public RefreshId(String view, String version, long sourceSnapshotId, long forcedRequest) {
-    this(view, version, sourceSnapshotId, forcedRequest, null);
+    this(view, version, sourceSnapshotId, forcedRequest, 0, null);
   }
 
   /** The refresh of a view version to a source snapshot. */
@@ -76,7 +84,8 @@ public record RefreshId(
         m.group(2),
         Long.parseLong(m.group(3)),
         m.group(4) == null ? 0 : Long.parseLong(m.group(4)),
-        m.group(5));
+        m.group(5) == null ? 0 : Long.parseLong(m.group(5)),
+        m.group(6));
   }
 
   /**
@@ -85,7 +94,24 @@ public record RefreshId(
    */
   public RefreshId readingOtherColumns(String reads) {
     return new RefreshId(
-        view, version, sourceSnapshotId, forcedRequest, Objects.requireNonNull(reads, "reads"));
+        view,
+        version,
+        sourceSnapshotId,
+        forcedRequest,
+        rangeRequest,
+        Objects.requireNonNull(reads, "reads"));
+  }
+
+  /**
+   * The n-th refresh of a time range a user asked for, of a view version to a source snapshot: a
+   * range may be asked for again at a snapshot the target already reflects (a repair), and each
+   * request is a refresh of its own.
+   */
+  public static RefreshId ranged(String view, String version, long sourceSnapshotId, long n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("range refreshes count from 1");
+    }
+    return new RefreshId(view, version, sourceSnapshotId, 0, n, null);
   }
 
   /** True for a user's forced full refresh. */
@@ -97,6 +123,7 @@ public record RefreshId(
   public String toString() {
     String id = view + "@" + version + ":" + sourceSnapshotId;
     id = isForced() ? id + "/full-" + forcedRequest : id;
+    id = rangeRequest > 0 ? id + "/range-" + rangeRequest : id;
     return reads == null ? id : id + "/reads-" + reads;
   }
 }

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
@@ -99,6 +100,7 @@ final class RefreshPlanner {
    *
    * @param reads the identity of the source columns the refresh reads, in the schema it reads the
    *     pinned snapshot with
+   * @param bucketing the view's bucket arithmetic, which turns a requested time range into buckets
    * @param decomposable whether the view can take the delta path
    */
   static Plan plan(
@@ -108,6 +110,7 @@ final class RefreshPlanner {
       Bookmark bookmark,
       SourceColumns reads,
       BucketedView buckets,
+      Bucketing bucketing,
       boolean decomposable) {
     RefreshId id = request.id();
     long pin = pinned.snapshotId();
@@ -176,13 +179,17 @@ final class RefreshPlanner {
     if (changed != null) {
       return Recompute.full(changed);
     }
-    if (reflected == pin && progress == null) {
+    boolean ranged = request.scope() instanceof RefreshRequest.Ranged;
+    if (reflected == pin
+        && progress == null
+        && (!ranged || id.toString().equals(bookmark.refreshId()))) {
       return new AlreadyApplied();
     }
     DirtyBuckets dirty;
     if (reflected == pin) {
-      // Resuming this refresh's chunks: what it recomputes is what it planned.
-      dirty = known(request.scope());
+      // Resuming this refresh's chunks, or a range asked for at the snapshot the target reflects:
+      // what it recomputes is what it planned.
+      dirty = known(request.scope(), bucketing);
       if (dirty.isEmpty() || dirty.full()) {
         dirty = Recompute.full("resuming a chunked refresh").dirty();
       }
@@ -202,7 +209,7 @@ final class RefreshPlanner {
         return Recompute.full(
             between.size() + " source snapshots since the target's bookmark " + reflected);
       }
-      dirty = known(request.scope());
+      dirty = known(request.scope(), bucketing);
       dirty = dirty.full() ? DirtyBuckets.none() : dirty;
       for (long snapshot : between) {
         dirty =
@@ -213,13 +220,17 @@ final class RefreshPlanner {
     if (dirty.full()) {
       return new Recompute(RefreshOutcome.Mode.FULL, dirty, dirty.reason(), null);
     }
-    if (decomposable && progress == null && appendsOnly(source, reflected, pinned)) {
+    // The delta path adds to the target's rows, which a range refresh is asked to replace.
+    if (decomposable && !ranged && progress == null && appendsOnly(source, reflected, pinned)) {
       return new Recompute(RefreshOutcome.Mode.DELTA, dirty, null, reflected);
     }
     return new Recompute(RefreshOutcome.Mode.INCREMENTAL, dirty, null, null);
   }
 
-  private static DirtyBuckets known(RefreshRequest.Scope scope) {
+  private static DirtyBuckets known(RefreshRequest.Scope scope, Bucketing bucketing) {
+    if (scope instanceof RefreshRequest.Ranged ranged) {
+      return ranged.buckets(bucketing);
+    }
     if (scope instanceof RefreshRequest.Changes changes) {
       return changes.dirty();
     }

@@ -1,7 +1,13 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.view.CompiledView;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -27,7 +33,7 @@ public record RefreshRequest(
   }
 
   /** What a refresh knows of the buckets it must recompute. */
-  public sealed interface Scope permits Changes, CatchUp, Forced {}
+  public sealed interface Scope permits Changes, CatchUp, Ranged, Forced {}
 
   /**
    * Every change between the watermark and the pinned snapshot was detected: {@code dirty} covers
@@ -41,6 +47,31 @@ public record RefreshRequest(
    * a full set only says that nothing is known.
    */
   public record CatchUp(DirtyBuckets known) implements Scope {}
+
+  /**
+   * A catch-up ({@link CatchUp}) that also recomputes every bucket overlapping {@code ranges},
+   * which a user asked for even where no change is known (a repair after an outside write to the
+   * target): it runs even when the target already reflects the pinned snapshot.
+   */
+  public record Ranged(DirtyBuckets known, List<TimeRange> ranges) implements Scope {
+
+    public Ranged {
+      ranges = List.copyOf(ranges);
+      if (ranges.isEmpty()) {
+        throw new IllegalArgumentException("a range refresh needs a range");
+      }
+    }
+
+    /** The buckets of {@code bucketing} the ranges overlap, with those known to be dirty. */
+    public DirtyBuckets buckets(Bucketing bucketing) {
+      List<BucketRange> covered = new ArrayList<>();
+      for (TimeRange range : ranges) {
+        covered.add(bucketing.covering(range));
+      }
+      DirtyBuckets requested = DirtyBuckets.of(BucketRangeSet.of(covered), false);
+      return known.full() ? requested : known.union(requested);
+    }
+  }
 
   /** A user asked for every bucket to be recomputed. */
   public record Forced(String reason) implements Scope {}

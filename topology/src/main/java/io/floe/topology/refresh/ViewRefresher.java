@@ -185,6 +185,7 @@ public final class ViewRefresher {
               bookmark,
               reads,
               buckets,
+              bound.plan().bucketing(),
               evaluator.decomposition().isPresent());
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
         // The run that committed it may have stopped before its compaction.

@@ -2,6 +2,7 @@ package io.floe.topology.store;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.floe.topology.bucket.TimeRange;
 
 /**
  * The value of the repartition topic from the detect to the maintain stage, keyed by view name:
@@ -41,8 +42,16 @@ public sealed interface DirtyUpdate permits DirtyUpdate.Change, DirtyUpdate.Requ
    * @param kind what was asked
    * @param requestedAt when (epoch millis)
    * @param requestedBy who asked, for the logs; may be null
+   * @param range for a {@code REFRESH}, a time range whose every bucket is to be recomputed besides
+   *     what changed; null for none (and in requests of earlier releases)
    */
-  record Request(Kind kind, long requestedAt, String requestedBy) implements DirtyUpdate {
+  record Request(Kind kind, long requestedAt, String requestedBy, TimeRange range)
+      implements DirtyUpdate {
+
+    /** A request without a time range. */
+    public Request(Kind kind, long requestedAt, String requestedBy) {
+      this(kind, requestedAt, requestedBy, null);
+    }
 
     /** What a request asks for. */
     public enum Kind {

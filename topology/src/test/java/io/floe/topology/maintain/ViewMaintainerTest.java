@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.schemas.RefreshMode;
 import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.maintain.ViewMaintainer.Lookup;
 import io.floe.topology.maintain.ViewMaintainer.Next;
@@ -20,6 +21,7 @@ import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -173,6 +175,69 @@ class ViewMaintainerTest {
     assertThat(state.status()).isEqualTo(ViewState.Status.IDLE);
     assertThat(state.last().refreshId()).isEqualTo(id);
     assertThat(state.last().mode()).isEqualTo("FULL");
+  }
+
+  @Test
+  void shouldRefreshARequestedRangeAsARefreshOfItsOwnAtTheSnapshotTheTargetReflects() {
+    // Given a view whose target reflects the pinned snapshot
+    ViewState state = refreshing();
+    maintainer.completed(
+        VIEW,
+        state,
+        outcome(RefreshOutcome.Status.COMMITTED, state.inFlight().refreshId()),
+        NOW + 200);
+    TimeRange hour =
+        TimeRange.parse("2026-04-08T10:00:00Z", "2026-04-08T11:00:00Z", ZoneOffset.UTC);
+
+    // When a range is asked for, and the source's current snapshot is still the one reflected
+    maintainer.received(
+        VIEW,
+        state,
+        new DirtyUpdate.Request(DirtyUpdate.Request.Kind.REFRESH, NOW + 300, "api", hour),
+        NOW + 300);
+    assertThat(maintainer.next(VIEW, state, NOW + 300)).isEqualTo(new Next.Pin(TRADES));
+    maintainer.looked(VIEW, state, new Lookup.Current(PINNED), NOW + 300);
+    Next next = maintainer.next(VIEW, state, NOW + 300);
+
+    // Then it runs under an id of its own, with the range to recompute
+    assertThat(next).isInstanceOf(Next.Refresh.class);
+    RefreshRequest request = ((Next.Refresh) next).request();
+    assertThat(request.id())
+        .isEqualTo(RefreshId.ranged(VIEW, inForce().version(), PINNED.snapshotId(), 1));
+    assertThat(request.scope()).isInstanceOf(RefreshRequest.Ranged.class);
+    assertThat(((RefreshRequest.Ranged) request.scope()).ranges()).containsExactly(hour);
+  }
+
+  @Test
+  void shouldKeepARequestedRangeForTheRetryOfARefreshThatFailed() {
+    // Given a range refresh in flight
+    ViewState state = refreshing();
+    maintainer.completed(
+        VIEW,
+        state,
+        outcome(RefreshOutcome.Status.COMMITTED, state.inFlight().refreshId()),
+        NOW + 200);
+    TimeRange day = TimeRange.parse("2026-04-08", "2026-04-09", ZoneOffset.UTC);
+    maintainer.received(
+        VIEW,
+        state,
+        new DirtyUpdate.Request(DirtyUpdate.Request.Kind.REFRESH, NOW + 300, "api", day),
+        NOW + 300);
+    maintainer.next(VIEW, state, NOW + 300);
+    maintainer.looked(VIEW, state, new Lookup.Current(PINNED), NOW + 300);
+    maintainer.next(VIEW, state, NOW + 300);
+    String id = state.inFlight().refreshId();
+
+    // When it fails
+    maintainer.failed(VIEW, state, new IllegalStateException("disk full"), NOW + 400);
+
+    // Then its retry recomputes the range again, under the same id
+    assertThat(state.pendingRanges()).containsExactly(day);
+    Next retry = maintainer.next(VIEW, state, state.retryAt());
+    assertThat(retry).isInstanceOf(Next.Refresh.class);
+    RefreshRequest request = ((Next.Refresh) retry).request();
+    assertThat(request.id()).hasToString(id);
+    assertThat(((RefreshRequest.Ranged) request.scope()).ranges()).containsExactly(day);
   }
 
   @Test

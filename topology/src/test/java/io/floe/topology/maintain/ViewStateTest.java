@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.bucket.TimeRange;
+import io.floe.topology.store.DirtyUpdate;
+import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
+import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 /** The per-view state machine around the lookup of the source's current snapshot. */
@@ -24,6 +28,41 @@ class ViewStateTest {
     assertThat(state.needsPin()).isTrue();
     state.pinning();
     return state;
+  }
+
+  @Test
+  void shouldKeepARequestedRangeInTheStoreAndInTheRefreshInFlight() throws Exception {
+    // Given a range asked for, stored and read back
+    ViewState state = pinningNewView();
+    TimeRange hour =
+        TimeRange.parse("2026-04-08T10:00:00Z", "2026-04-08T11:00:00Z", ZoneOffset.UTC);
+    state.requestRange(hour, NOW);
+    JsonSerde<ViewState> serde = JsonSerde.of(ViewState.class);
+    ViewState stored = serde.deserialize("t", serde.serialize("t", state));
+
+    // When its refresh starts, and is stored in flight
+    stored.pinned(new ViewState.Pin(42L, 7L, NOW - 500, "uuid-1"));
+    stored.start("ohlcv_1m@v:42/range-1", NOW);
+    ViewState inFlight = serde.deserialize("t", serde.serialize("t", stored));
+
+    // Then
+    assertThat(stored.rangeRequests()).isEqualTo(1);
+    assertThat(inFlight.inFlight().ranges()).containsExactly(hour);
+    assertThat(inFlight.pendingRanges()).isEmpty();
+  }
+
+  @Test
+  void shouldReadARefreshRequestOfAnEarlierReleaseAsOneWithoutARange() {
+    JsonSerde<DirtyUpdate> serde = JsonSerde.of(DirtyUpdate.class);
+
+    DirtyUpdate update =
+        serde.deserialize(
+            "t",
+            "{\"type\":\"request\",\"kind\":\"REFRESH\",\"requestedAt\":5,\"requestedBy\":\"api\"}"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+    assertThat(update)
+        .isEqualTo(new DirtyUpdate.Request(DirtyUpdate.Request.Kind.REFRESH, 5, "api"));
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.testing.workload.TradeViews;
+import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoredView;
@@ -15,6 +16,7 @@ import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -40,6 +42,42 @@ class EventRecordsTest {
     // Then
     assertThat(update)
         .isEqualTo(new DirtyUpdate.Request(DirtyUpdate.Request.Kind.FULL_REFRESH, 1_234, "alice"));
+  }
+
+  @Test
+  void shouldCarryARequestedTimeRangeToTheMaintainStage() {
+    // Given
+    TimeRange hour =
+        TimeRange.parse("2026-04-08T10:00:00Z", "2026-04-08T11:00:00Z", ZoneOffset.UTC);
+    ViewCommand command =
+        EventRecords.rangeCommand("ohlcv_1m", hour, Instant.ofEpochMilli(1_234), "api");
+
+    // When
+    DirtyUpdate update = EventRecords.request(command);
+
+    // Then
+    assertThat(command.getCommand()).isEqualTo(ViewCommandType.REFRESH);
+    assertThat(update)
+        .isEqualTo(new DirtyUpdate.Request(DirtyUpdate.Request.Kind.REFRESH, 1_234, "api", hour));
+  }
+
+  @Test
+  void shouldLeaveOutARangeWithOneEndMissingAndRefreshAnyway() {
+    // Given a command some other tool wrote
+    ViewCommand command =
+        ViewCommand.newBuilder()
+            .setView("ohlcv_1m")
+            .setCommand(ViewCommandType.REFRESH)
+            .setRequestedAt(Instant.ofEpochMilli(1_234))
+            .setRangeFrom(Instant.parse("2026-04-08T10:00:00Z"))
+            .build();
+
+    // When
+    DirtyUpdate update = EventRecords.request(command);
+
+    // Then
+    assertThat(update)
+        .isEqualTo(new DirtyUpdate.Request(DirtyUpdate.Request.Kind.REFRESH, 1_234, null));
   }
 
   @Test

@@ -69,6 +69,19 @@ class RefreshProtocolTest {
   }
 
   @Test
+  void shouldFormatAndReadBackTheIdOfARequestedRange() {
+    RefreshId ranged = RefreshId.ranged("ohlcv_1m", "abc", 42, 2);
+
+    assertThat(ranged).hasToString("ohlcv_1m@abc:42/range-2");
+    assertThat(RefreshId.parse("ohlcv_1m@abc:42/range-2")).isEqualTo(ranged);
+    assertThat(ranged.isForced()).isFalse();
+    assertThat(ranged).isNotEqualTo(RefreshId.of("ohlcv_1m", "abc", 42));
+    RefreshId reread = ranged.readingOtherColumns("beef");
+    assertThat(RefreshId.parse(reread.toString())).isEqualTo(reread);
+    assertThat(reread).hasToString("ohlcv_1m@abc:42/range-2/reads-beef");
+  }
+
+  @Test
   void shouldReadBackTheIdOfASnapshotReadUnderAnotherSchemaThanItsOwn() {
     RefreshId plain = RefreshId.of("ohlcv_1m", "abc", 42);
     RefreshId reread = plain.readingOtherColumns("1a2b3c4d");

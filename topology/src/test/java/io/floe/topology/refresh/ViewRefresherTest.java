@@ -14,6 +14,7 @@ import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
+import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.view.CompiledView;
@@ -648,6 +649,95 @@ class ViewRefresherTest {
     // Only the 10:00 minute is recomputed: its AAPL and MSFT bars.
     assertThat(outcome.rowsWritten()).isEqualTo(2);
     OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldRecomputeARequestedRangeTheTargetAlreadyReflectsOnceAndOnlyThatRange() {
+    // Given a target in step with s1, then rows written into it behind Floe's back: one in a
+    // bucket with source rows, one in a bucket without, one outside the range asked for
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("ohlcv_1m", OHLCV);
+    refresh(view, s1, null, DirtyBuckets.none());
+    Record row =
+        IcebergFixture.readAll(target(view), target(view).currentSnapshot().snapshotId()).get(0);
+    List<Record> outsiders = new ArrayList<>();
+    for (String minute :
+        List.of("2026-04-08T10:00:00Z", "2026-04-08T10:30:00Z", "2026-04-09T09:00:00Z")) {
+      Record outsider = row.copy();
+      outsider.setField("symbol", "ZZZZ");
+      outsider.setField("minute_ts", java.time.OffsetDateTime.parse(minute));
+      outsiders.add(outsider);
+    }
+    lake.append(target(view), outsiders);
+    RefreshRequest ranged =
+        new RefreshRequest(
+            compiled(view),
+            RefreshId.ranged("ohlcv_1m", view.version(), s1, 1),
+            null,
+            s1,
+            new RefreshRequest.Ranged(
+                DirtyBuckets.none(),
+                List.of(
+                    TimeRange.parse(
+                        "2026-04-08T10:00:00Z",
+                        "2026-04-08T11:00:00Z",
+                        java.time.ZoneOffset.UTC))));
+
+    // When the hour is asked for at s1, which the target reflects
+    RefreshOutcome outcome = refresher.refresh(ranged, ViewRefresher.ProgressListener.NONE);
+
+    // Then that hour is recomputed, not by the delta path, and the outside rows in it are gone
+    assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(outcome.recomputed().ranges().ranges())
+        .containsExactly(
+            new io.floe.topology.bucket.BucketRange(
+                micros("2026-04-08T10:00:00Z"), micros("2026-04-08T11:00:00Z")));
+    assertThat(Oracle.actual(target(view)).stream().filter(r -> r.contains("ZZZZ")))
+        .hasSize(1)
+        .allMatch(r -> r.get(1).equals("ts:" + micros("2026-04-09T09:00:00Z")));
+    long repaired = target(view).currentSnapshot().snapshotId();
+
+    // When it runs again (a replay)
+    RefreshOutcome replay = refresher.refresh(ranged, ViewRefresher.ProgressListener.NONE);
+
+    // Then it was applied already
+    assertThat(replay.status()).isEqualTo(RefreshOutcome.Status.ALREADY_APPLIED);
+    assertThat(target(view).currentSnapshot().snapshotId()).isEqualTo(repaired);
+  }
+
+  @Test
+  void shouldRecomputeARequestedRangeRatherThanFoldAppendsIntoTheRowsItRepairs() {
+    // Given a row written into the target behind Floe's back, then an append to the source
+    long s1 = lake.append(trades, someTrades());
+    ViewDefinition view = view("volume", VOLUME);
+    refresh(view, s1, null, DirtyBuckets.none());
+    Record outsider =
+        IcebergFixture.readAll(target(view), target(view).currentSnapshot().snapshotId())
+            .get(0)
+            .copy();
+    outsider.setField("symbol", "ZZZZ");
+    lake.append(target(view), List.of(outsider));
+    long s2 =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:50Z", 1.0, 1L, "B")));
+
+    // When the day is asked for at s2
+    RefreshOutcome outcome =
+        refresher.refresh(
+            new RefreshRequest(
+                compiled(view),
+                RefreshId.ranged("volume", view.version(), s2, 1),
+                null,
+                s1,
+                new RefreshRequest.Ranged(
+                    DirtyBuckets.none(),
+                    List.of(
+                        TimeRange.parse("2026-04-08", "2026-04-10", java.time.ZoneOffset.UTC)))),
+            ViewRefresher.ProgressListener.NONE);
+
+    // Then it recomputes instead of adding the append to what is there
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    OracleAssertions.assertMatches(target(view), trades, s2, VOLUME);
   }
 
   @Test
