@@ -1,6 +1,9 @@
 package io.floe.topology.refresh.eval;
 
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.refresh.eval.agg.Accumulators;
+import io.floe.topology.refresh.eval.agg.AggregateInput;
+import io.floe.topology.refresh.eval.expr.CompiledExpressions;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewRule;
@@ -31,9 +34,10 @@ import org.apache.iceberg.types.Types;
  * (WHERE, projections, the bucket), the hash aggregation per bucket and group keys, and the steps
  * from an aggregated group to an output row (HAVING, expressions over aggregates).
  *
- * <p>Rows are arrays of native values (see {@link CalciteValues}); a source row has one slot per
- * column of the source schema, in schema order, of which only the plan's required columns need to
- * be filled. Output rows have one slot per column of the plan's output schema.
+ * <p>Rows are arrays of native values (see {@link
+ * io.floe.topology.refresh.eval.expr.CalciteValues}); a source row has one slot per column of the
+ * source schema, in schema order, of which only the plan's required columns need to be filled.
+ * Output rows have one slot per column of the plan's output schema.
  */
 public final class CompiledQuery {
 
@@ -327,25 +331,25 @@ public final class CompiledQuery {
   }
 
   /** What the columnar evaluator needs to know of the aggregate and its input. */
-  AggregateInput aggregateInput() {
+  public AggregateInput aggregateInput() {
     return aggregateInput;
   }
 
-  int[] groupKeys() {
+  public int[] groupKeys() {
     return groupKeys;
   }
 
   /** A new accumulator of each aggregate, in aggregate order. */
-  Accumulators.Accumulator newAccumulator(int aggregate) {
+  public Accumulators.Accumulator newAccumulator(int aggregate) {
     return aggregates.get(aggregate).get();
   }
 
-  CompiledExpressions.RowContext newContext() {
+  public CompiledExpressions.RowContext newContext() {
     return new CompiledExpressions.RowContext(typeFactory);
   }
 
   /** The aggregate's input row of a source row, or null when WHERE drops it. */
-  Object[] aggregateInputOf(Object[] sourceRow, CompiledExpressions.RowContext context) {
+  public Object[] aggregateInputOf(Object[] sourceRow, CompiledExpressions.RowContext context) {
     Object[] row = sourceRow;
     for (Step step : before) {
       row = step.apply(row, context);
@@ -360,7 +364,7 @@ public final class CompiledQuery {
    * The output rows of aggregated groups, each a row of the group keys followed by the aggregates'
    * results: HAVING and the expressions over aggregates applied, sorted by bucket and group keys.
    */
-  List<Object[]> finish(List<Object[]> groups, CompiledExpressions.RowContext context) {
+  public List<Object[]> finish(List<Object[]> groups, CompiledExpressions.RowContext context) {
     List<Object[]> out = new ArrayList<>(groups.size());
     for (Object[] group : groups) {
       Object[] row = group;

@@ -1,7 +1,13 @@
 package io.floe.topology.refresh.eval;
 
 import io.floe.topology.bucket.BucketRangeSet;
-import io.floe.topology.refresh.eval.Vectors.Vector;
+import io.floe.topology.refresh.eval.agg.PartialAggregation;
+import io.floe.topology.refresh.eval.scan.ParquetBatches;
+import io.floe.topology.refresh.eval.scan.RecordBatches;
+import io.floe.topology.refresh.eval.scan.ScanColumns;
+import io.floe.topology.refresh.eval.vector.BatchSink;
+import io.floe.topology.refresh.eval.vector.Vectors;
+import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.expr;
 
 import java.nio.ByteBuffer;
 import org.apache.calcite.avatica.util.ByteString;

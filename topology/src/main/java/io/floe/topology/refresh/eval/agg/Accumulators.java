@@ -1,4 +1,4 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.agg;
 
 import io.floe.topology.view.sql.TrinoOperatorTable;
 import java.math.BigDecimal;
@@ -15,8 +15,9 @@ import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
- * The aggregate functions of view queries, evaluated on native values (see {@link CalciteValues}).
- * Each aggregate of a group gets its own {@link Accumulator}.
+ * The aggregate functions of view queries, evaluated on native values (see {@link
+ * io.floe.topology.refresh.eval.expr.CalciteValues}). Each aggregate of a group gets its own {@link
+ * Accumulator}.
  *
  * <p>Where Trino leaves a choice open, Floe makes it deterministic so that recomputing a bucket
  * always yields the same row: {@code min_by}/{@code max_by} break ties on the key by the smallest
@@ -24,12 +25,12 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * {@code approx_percentile} are exact. Floating-point sums use compensated summation so that they
  * hardly depend on the order in which files are read.
  */
-final class Accumulators {
+public final class Accumulators {
 
   private Accumulators() {}
 
   /** The running state of one aggregate of one group. */
-  interface Accumulator {
+  public interface Accumulator {
     void add(Object[] row);
 
     /**
@@ -49,7 +50,7 @@ final class Accumulators {
    *     percentage, or null when the column is not constant
    * @throws IllegalArgumentException for an aggregate Floe does not implement
    */
-  static Supplier<Accumulator> factory(
+  public static Supplier<Accumulator> factory(
       AggregateCall call, java.util.function.IntFunction<Object> constantOf) {
     Supplier<Accumulator> base = plain(call, constantOf);
     int filter = call.filterArg;
@@ -135,7 +136,7 @@ final class Accumulators {
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  static int compareNullsFirst(Object a, Object b) {
+  public static int compareNullsFirst(Object a, Object b) {
     if (a == null || b == null) {
       return a == null ? (b == null ? 0 : -1) : 1;
     }

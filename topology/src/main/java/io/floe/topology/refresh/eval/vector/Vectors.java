@@ -1,66 +1,67 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.vector;
 
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.iceberg.types.Type;
 
 /**
  * Column vectors of one batch of rows, in Floe's native value representation (see {@link
- * CalciteValues}): integers, dates, times and timestamps in a {@code long[]}, doubles in a {@code
- * double[]}, everything else as objects. Typed accessors read any vector; {@link Vector#get} boxes.
+ * io.floe.topology.refresh.eval.expr.CalciteValues}): integers, dates, times and timestamps in a
+ * {@code long[]}, doubles in a {@code double[]}, everything else as objects. Typed accessors read
+ * any vector; {@link Vector#get} boxes.
  */
-final class Vectors {
+public final class Vectors {
 
   /** Rows per batch: small enough to stay in cache, large enough to amortise per-batch work. */
-  static final int BATCH = 4096;
+  public static final int BATCH = 4096;
 
   private Vectors() {}
 
   /** How the values of a long vector box: as {@code Integer} (int, date) or {@code Long}. */
-  enum LongKind {
+  public enum LongKind {
     INT,
     LONG
   }
 
   /** One column of a batch. */
-  abstract static class Vector {
-    abstract boolean isNull(int row);
+  public abstract static class Vector {
+    public abstract boolean isNull(int row);
 
     /** The native value, boxed; null for SQL NULL. */
-    abstract Object get(int row);
+    public abstract Object get(int row);
 
-    long getLong(int row) {
+    public long getLong(int row) {
       return ((Number) get(row)).longValue();
     }
 
-    double getDouble(int row) {
+    public double getDouble(int row) {
       return ((Number) get(row)).doubleValue();
     }
 
-    abstract void setNull(int row);
+    public abstract void setNull(int row);
 
     /** Sets a native value (null for SQL NULL). */
-    abstract void set(int row, Object value);
+    public abstract void set(int row, Object value);
 
     /** Copies row {@code from} to row {@code to}, to close the gaps of deleted rows. */
-    abstract void move(int from, int to);
+    public abstract void move(int from, int to);
   }
 
-  static final class LongVector extends Vector {
-    final long[] values = new long[BATCH];
-    final boolean[] nulls = new boolean[BATCH];
-    final LongKind kind;
+  public static final class LongVector extends Vector {
+    public final long[] values = new long[BATCH];
+    public final boolean[] nulls = new boolean[BATCH];
+    public final LongKind kind;
 
-    LongVector(LongKind kind) {
+    public LongVector(LongKind kind) {
       this.kind = kind;
     }
 
     @Override
-    boolean isNull(int row) {
+    public boolean isNull(int row) {
       return nulls[row];
     }
 
     @Override
-    Object get(int row) {
+    public Object get(int row) {
       if (nulls[row]) {
         return null;
       }
@@ -68,27 +69,27 @@ final class Vectors {
     }
 
     @Override
-    long getLong(int row) {
+    public long getLong(int row) {
       return values[row];
     }
 
     @Override
-    double getDouble(int row) {
+    public double getDouble(int row) {
       return values[row];
     }
 
     @Override
-    void setNull(int row) {
+    public void setNull(int row) {
       nulls[row] = true;
     }
 
-    void set(int row, long value) {
+    public void set(int row, long value) {
       values[row] = value;
       nulls[row] = false;
     }
 
     @Override
-    void set(int row, Object value) {
+    public void set(int row, Object value) {
       if (value == null) {
         nulls[row] = true;
       } else {
@@ -97,48 +98,48 @@ final class Vectors {
     }
 
     @Override
-    void move(int from, int to) {
+    public void move(int from, int to) {
       values[to] = values[from];
       nulls[to] = nulls[from];
     }
   }
 
-  static final class DoubleVector extends Vector {
-    final double[] values = new double[BATCH];
-    final boolean[] nulls = new boolean[BATCH];
+  public static final class DoubleVector extends Vector {
+    public final double[] values = new double[BATCH];
+    public final boolean[] nulls = new boolean[BATCH];
 
     @Override
-    boolean isNull(int row) {
+    public boolean isNull(int row) {
       return nulls[row];
     }
 
     @Override
-    Object get(int row) {
+    public Object get(int row) {
       return nulls[row] ? null : (Object) values[row];
     }
 
     @Override
-    long getLong(int row) {
+    public long getLong(int row) {
       return (long) values[row];
     }
 
     @Override
-    double getDouble(int row) {
+    public double getDouble(int row) {
       return values[row];
     }
 
     @Override
-    void setNull(int row) {
+    public void setNull(int row) {
       nulls[row] = true;
     }
 
-    void set(int row, double value) {
+    public void set(int row, double value) {
       values[row] = value;
       nulls[row] = false;
     }
 
     @Override
-    void set(int row, Object value) {
+    public void set(int row, Object value) {
       if (value == null) {
         nulls[row] = true;
       } else {
@@ -147,43 +148,43 @@ final class Vectors {
     }
 
     @Override
-    void move(int from, int to) {
+    public void move(int from, int to) {
       values[to] = values[from];
       nulls[to] = nulls[from];
     }
   }
 
-  static final class ObjectVector extends Vector {
-    final Object[] values = new Object[BATCH];
+  public static final class ObjectVector extends Vector {
+    public final Object[] values = new Object[BATCH];
 
     @Override
-    boolean isNull(int row) {
+    public boolean isNull(int row) {
       return values[row] == null;
     }
 
     @Override
-    Object get(int row) {
+    public Object get(int row) {
       return values[row];
     }
 
     @Override
-    void setNull(int row) {
+    public void setNull(int row) {
       values[row] = null;
     }
 
     @Override
-    void set(int row, Object value) {
+    public void set(int row, Object value) {
       values[row] = value;
     }
 
     @Override
-    void move(int from, int to) {
+    public void move(int from, int to) {
       values[to] = values[from];
     }
   }
 
   /** A vector for values of an Iceberg column type. */
-  static Vector forIceberg(Type type) {
+  public static Vector forIceberg(Type type) {
     return switch (type.typeId()) {
       case INTEGER, DATE -> new LongVector(LongKind.INT);
       case LONG, TIME, TIMESTAMP, TIMESTAMP_NANO -> new LongVector(LongKind.LONG);
@@ -193,7 +194,7 @@ final class Vectors {
   }
 
   /** How a SQL type of the aggregate's input boxes when held in a long vector, or null. */
-  static LongKind longKind(SqlTypeName type) {
+  public static LongKind longKind(SqlTypeName type) {
     return switch (type) {
       case INTEGER, DATE -> LongKind.INT;
       case BIGINT, TIME, TIMESTAMP, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> LongKind.LONG;

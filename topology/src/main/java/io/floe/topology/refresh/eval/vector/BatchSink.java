@@ -1,9 +1,9 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.vector;
 
-import io.floe.topology.refresh.eval.Vectors.Vector;
+import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 
 /** Where a reader puts batches: vectors indexed by source column, then a call per batch. */
-interface BatchSink {
+public interface BatchSink {
   /** The vectors to fill, one per source schema column (null for columns not read). */
   Vector[] vectors();
 

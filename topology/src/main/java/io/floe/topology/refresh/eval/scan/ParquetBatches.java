@@ -1,10 +1,12 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.scan;
 
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.iceberg.FileCaches;
-import io.floe.topology.refresh.eval.Vectors.DoubleVector;
-import io.floe.topology.refresh.eval.Vectors.LongVector;
-import io.floe.topology.refresh.eval.Vectors.Vector;
+import io.floe.topology.refresh.eval.vector.BatchSink;
+import io.floe.topology.refresh.eval.vector.Vectors;
+import io.floe.topology.refresh.eval.vector.Vectors.DoubleVector;
+import io.floe.topology.refresh.eval.vector.Vectors.LongVector;
+import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -61,15 +63,15 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * are skipped too (Parquet's column-index filter), so a time-sorted file is read about as far as
  * the chunk's rows go.
  */
-final class ParquetBatches {
+public final class ParquetBatches {
 
   private ParquetBatches() {}
 
   /** What reading a file through this reader cost. */
-  record Read(long rows, int rowGroupsRead, int rowGroupsSkipped) {}
+  public record Read(long rows, int rowGroupsRead, int rowGroupsSkipped) {}
 
   /** Whether a task may take this path at all: Parquet and no equality deletes. */
-  static boolean accepts(FileScanTask task) {
+  public static boolean accepts(FileScanTask task) {
     if (task.file().format() != FileFormat.PARQUET) {
       return false;
     }
@@ -82,7 +84,7 @@ final class ParquetBatches {
   }
 
   /** Reads the task into {@code sink}, or returns null when the file needs the generic reader. */
-  static Read read(ScanColumns columns, FileScanTask task, BatchSink sink) {
+  public static Read read(ScanColumns columns, FileScanTask task, BatchSink sink) {
     org.apache.iceberg.io.InputFile input = columns.io().newInputFile(task.file());
     org.apache.parquet.io.InputFile file = parquetFile(input);
     ParquetMetadata footer = footer(input, file, task);

@@ -1,12 +1,15 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.agg;
 
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
-import io.floe.topology.refresh.eval.Vectors.DoubleVector;
-import io.floe.topology.refresh.eval.Vectors.LongKind;
-import io.floe.topology.refresh.eval.Vectors.LongVector;
-import io.floe.topology.refresh.eval.Vectors.ObjectVector;
-import io.floe.topology.refresh.eval.Vectors.Vector;
+import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.refresh.eval.expr.CompiledExpressions;
+import io.floe.topology.refresh.eval.vector.Vectors;
+import io.floe.topology.refresh.eval.vector.Vectors.DoubleVector;
+import io.floe.topology.refresh.eval.vector.Vectors.LongKind;
+import io.floe.topology.refresh.eval.vector.Vectors.LongVector;
+import io.floe.topology.refresh.eval.vector.Vectors.ObjectVector;
+import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -22,7 +25,7 @@ import java.util.function.Supplier;
  * indexed by group id ({@link AggregateStates}). Partial aggregations of the same refresh merge
  * exactly; the merged one yields the output rows. Not thread-safe: one per worker.
  */
-final class PartialAggregation {
+public final class PartialAggregation {
 
   private final CompiledQuery query;
   private final AggregateInput input;
@@ -69,7 +72,7 @@ final class PartialAggregation {
    *     columns the view does not read)
    * @param bucketColumn the source position of the bucket column
    */
-  PartialAggregation(
+  public PartialAggregation(
       CompiledQuery query,
       Vector[] source,
       int bucketColumn,
@@ -135,7 +138,7 @@ final class PartialAggregation {
   }
 
   /** Adds rows {@code [0, n)} of the source vectors. */
-  void add(int n) {
+  public void add(int n) {
     selectChunk(n);
     if (input.isColumnar()) {
       computeBuckets(n);
@@ -335,7 +338,7 @@ final class PartialAggregation {
   }
 
   /** Folds another worker's partial aggregation of the same refresh into this one. */
-  void merge(PartialAggregation other) {
+  public void merge(PartialAggregation other) {
     int width = scratch.length;
     long[][] remaps = new long[width][];
     for (int k = 0; k < width; k++) {
@@ -358,7 +361,7 @@ final class PartialAggregation {
   }
 
   /** The view's output rows, sorted by bucket and group keys. */
-  List<Object[]> results() {
+  public List<Object[]> results() {
     int width = scratch.length;
     List<Object[]> rows = new ArrayList<>(groups);
     for (int g = 0; g < groups; g++) {

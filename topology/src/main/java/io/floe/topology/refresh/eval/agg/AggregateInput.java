@@ -1,6 +1,7 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.agg;
 
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.refresh.eval.expr.CompiledExpressions;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.calcite.rel.RelNode;
@@ -29,14 +30,14 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * @param buckets per input column, the source column whose bucket it is, or -1 (null when not
  *     columnar)
  */
-record AggregateInput(
+public record AggregateInput(
     List<AggregateCall> calls,
     SqlTypeName[] types,
     int[] copies,
     int[] buckets,
     Bucketing bucketing) {
 
-  static AggregateInput of(Aggregate aggregate, List<RelNode> below, Bucketing bucketing) {
+  public static AggregateInput of(Aggregate aggregate, List<RelNode> below, Bucketing bucketing) {
     RelDataType inputType = aggregate.getInput().getRowType();
     SqlTypeName[] types =
         inputType.getFieldList().stream()

@@ -1,10 +1,12 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.agg;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
-import io.floe.topology.refresh.eval.Vectors.Vector;
+import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.refresh.eval.vector.Vectors;
+import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.sql.ViewQueryBinder;

@@ -1,7 +1,8 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.agg;
 
-import io.floe.topology.refresh.eval.Vectors.LongKind;
-import io.floe.topology.refresh.eval.Vectors.Vector;
+import io.floe.topology.refresh.eval.vector.Vectors;
+import io.floe.topology.refresh.eval.vector.Vectors.LongKind;
+import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import io.floe.topology.view.sql.TrinoOperatorTable;
 import java.util.Arrays;
 import java.util.function.Supplier;

@@ -1,4 +1,4 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.scan;
 
 import io.floe.topology.bucket.BucketRangeSet;
 import java.util.List;
@@ -23,7 +23,7 @@ import org.apache.parquet.schema.MessageType;
  * @param nameMapping the table's name mapping ({@code schema.name-mapping.default}), through which
  *     files written without field ids are read; null when the table has none
  */
-record ScanColumns(
+public record ScanColumns(
     FileIO io,
     Schema tableSchema,
     Schema projection,
@@ -34,7 +34,7 @@ record ScanColumns(
     boolean nullBucket,
     NameMapping nameMapping) {
 
-  static ScanColumns of(
+  public static ScanColumns of(
       FileIO io,
       Schema tableSchema,
       List<String> columns,

@@ -1,7 +1,9 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.scan;
 
 import io.floe.topology.refresh.IcebergValues;
-import io.floe.topology.refresh.eval.Vectors.Vector;
+import io.floe.topology.refresh.eval.vector.BatchSink;
+import io.floe.topology.refresh.eval.vector.Vectors;
+import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
@@ -24,12 +26,12 @@ import org.apache.iceberg.util.PartitionUtil;
  * Iceberg's delete filter; row groups are pruned by the read filter; files written without field
  * ids are read through the table's name mapping, as {@link ParquetBatches} reads them.
  */
-final class RecordBatches {
+public final class RecordBatches {
 
   private RecordBatches() {}
 
   /** Reads the task into {@code sink}; returns the live rows read. */
-  static long read(ScanColumns columns, FileScanTask task, BatchSink sink) {
+  public static long read(ScanColumns columns, FileScanTask task, BatchSink sink) {
     Schema projection = columns.projection();
     DeleteFilter<Record> deletes =
         new GenericDeleteFilter(columns.io(), task, columns.tableSchema(), projection);

@@ -1,4 +1,4 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.scan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

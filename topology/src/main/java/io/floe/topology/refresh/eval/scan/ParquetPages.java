@@ -1,8 +1,9 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.scan;
 
-import io.floe.topology.refresh.eval.Vectors.DoubleVector;
-import io.floe.topology.refresh.eval.Vectors.LongVector;
-import io.floe.topology.refresh.eval.Vectors.Vector;
+import io.floe.topology.refresh.eval.vector.Vectors;
+import io.floe.topology.refresh.eval.vector.Vectors.DoubleVector;
+import io.floe.topology.refresh.eval.vector.Vectors.LongVector;
+import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

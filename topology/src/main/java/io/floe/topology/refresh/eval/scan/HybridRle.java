@@ -1,4 +1,4 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.scan;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.expr;
 
 import org.apache.calcite.linq4j.function.Strict;
 

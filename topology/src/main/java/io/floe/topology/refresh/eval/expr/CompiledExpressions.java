@@ -1,4 +1,4 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.expr;
 
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.view.sql.TrinoOperatorTable;
@@ -30,7 +30,7 @@ import org.apache.calcite.schema.SchemaPlus;
  * ({@link ExactTimestamps}); a {@code date_trunc} inside such an expression becomes an extra input
  * column computed natively first.
  */
-final class CompiledExpressions {
+public final class CompiledExpressions {
 
   private static final String INPUT_RECORD = "inputRecord";
   private static final TimeZone UTC = TimeZone.getTimeZone("UTC");
@@ -77,7 +77,7 @@ final class CompiledExpressions {
    *
    * @throws IllegalArgumentException when Calcite cannot generate code for an expression
    */
-  static CompiledExpressions compile(
+  public static CompiledExpressions compile(
       List<RexNode> expressions,
       RelDataType inputType,
       Bucketing bucketing,
@@ -160,14 +160,14 @@ final class CompiledExpressions {
         outputConversions);
   }
 
-  static boolean isDateTruncOfColumn(RexNode node) {
+  public static boolean isDateTruncOfColumn(RexNode node) {
     return node instanceof RexCall call
         && call.getOperator() == TrinoOperatorTable.DATE_TRUNC
         && call.getOperands().get(1) instanceof RexInputRef;
   }
 
   /** Evaluates every expression on {@code row}; {@code context} is the caller's own. */
-  Object[] evaluate(Object[] row, RowContext context) {
+  public Object[] evaluate(Object[] row, RowContext context) {
     Object[] out = new Object[copies.length];
     for (int i = 0; i < out.length; i++) {
       if (copies[i] >= 0) {
@@ -195,7 +195,7 @@ final class CompiledExpressions {
   }
 
   /** Evaluates a single boolean expression: true only for TRUE (SQL's WHERE semantics). */
-  boolean test(Object[] row, RowContext context) {
+  public boolean test(Object[] row, RowContext context) {
     return Boolean.TRUE.equals(evaluate(row, context)[0]);
   }
 
@@ -210,11 +210,11 @@ final class CompiledExpressions {
   }
 
   /** The data context generated code reads its input row from; one per evaluating thread. */
-  static final class RowContext implements DataContext {
+  public static final class RowContext implements DataContext {
     private final JavaTypeFactory typeFactory;
     private Object[] input;
 
-    RowContext(JavaTypeFactory typeFactory) {
+    public RowContext(JavaTypeFactory typeFactory) {
       this.typeFactory = typeFactory;
     }
 

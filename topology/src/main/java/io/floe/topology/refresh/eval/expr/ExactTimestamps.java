@@ -1,4 +1,4 @@
-package io.floe.topology.refresh.eval;
+package io.floe.topology.refresh.eval.expr;
 
 import java.lang.reflect.Method;
 import java.math.BigDecimal;
