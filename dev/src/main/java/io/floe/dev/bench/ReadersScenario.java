@@ -439,7 +439,7 @@ final class ReadersScenario {
               ViewDefinition.of("readers", query, TableName.parse("lake.analytics.readers")));
       CompiledView.Bound bound = view.bind(schema);
       ViewPlan plan = bound.plan();
-      CompiledQuery evaluator = bound.evaluator();
+      CompiledQuery evaluator = CompiledQuery.of(plan);
       ViewScan.Result result =
           ViewScan.evaluate(
               evaluator,

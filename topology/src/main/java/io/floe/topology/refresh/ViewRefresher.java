@@ -141,7 +141,7 @@ public final class ViewRefresher {
     CompiledQuery evaluator;
     try {
       bound = view.bind(schema);
-      evaluator = bound.evaluator();
+      evaluator = CompiledQuery.of(bound.plan());
     } catch (InvalidViewException e) {
       throw new ViewRefreshException(
           "Cannot refresh view "

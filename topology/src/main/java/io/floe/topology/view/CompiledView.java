@@ -1,7 +1,6 @@
 package io.floe.topology.view;
 
 import io.floe.topology.bucket.Granularity;
-import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.view.sql.ViewQueryBinder;
 import io.floe.topology.view.sql.ViewQueryParser;
 import java.util.Map;
@@ -12,8 +11,8 @@ import org.apache.iceberg.types.Types;
 
 /**
  * A view definition compiled once (DESIGN §6): its query parsed and checked for structure, so that
- * its source, target and buckets are known without parsing SQL again, and its plan and evaluator
- * bound to each source schema at most once. Immutable apart from that memo; shared by every thread.
+ * its source, target and buckets are known without parsing SQL again, and its plan bound to each
+ * source schema at most once. Immutable apart from that memo; shared by every thread.
  *
  * <p>Two definitions of one view with the same {@link #version()} share their compiled form: a
  * change of refresh settings recompiles nothing.
@@ -71,10 +70,12 @@ public final class CompiledView {
     return compile(changed, newRevision);
   }
 
-  /** The query bound to one source schema: the plan, and the evaluator compiled on first use. */
+  /**
+   * The query bound to one source schema: its plan, which the engine compiles (see {@code
+   * refresh.eval.CompiledQuery#of}); the view package knows nothing of the engine.
+   */
   public static final class Bound {
     private final ViewPlan plan;
-    private volatile CompiledQuery evaluator;
 
     private Bound(ViewPlan plan) {
       this.plan = plan;
@@ -82,24 +83,6 @@ public final class CompiledView {
 
     public ViewPlan plan() {
       return plan;
-    }
-
-    /**
-     * The evaluator of the plan, compiled (Calcite code generation) the first time it is asked for.
-     *
-     * @throws InvalidViewException when the plan uses something Floe cannot evaluate
-     */
-    public CompiledQuery evaluator() throws InvalidViewException {
-      CompiledQuery compiled = evaluator;
-      if (compiled == null) {
-        synchronized (this) {
-          if (evaluator == null) {
-            evaluator = CompiledQuery.compile(plan);
-          }
-          compiled = evaluator;
-        }
-      }
-      return compiled;
     }
   }
 

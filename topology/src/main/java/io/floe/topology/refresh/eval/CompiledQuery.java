@@ -1,5 +1,7 @@
 package io.floe.topology.refresh.eval;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.refresh.eval.agg.Accumulators;
 import io.floe.topology.refresh.eval.agg.AggregateInput;
@@ -88,6 +90,30 @@ public final class CompiledQuery {
     MIN,
     /** max, bool_or: the larger. */
     MAX
+  }
+
+  /**
+   * Each plan compiled once, for as long as the plan is in use: a plan is bound once per view and
+   * source schema ({@link io.floe.topology.view.CompiledView#bind}) and dropped with its view, and
+   * weak keys compare by identity, so a plan's entry lives exactly as long as its binding.
+   */
+  private static final Cache<ViewPlan, CompiledQuery> COMPILED =
+      Caffeine.newBuilder().weakKeys().build();
+
+  /**
+   * The compiled form of a bound view's plan, compiled (Calcite code generation) the first time it
+   * is asked for; a plan that fails to compile is not remembered.
+   *
+   * @throws InvalidViewException when the plan uses something Floe cannot evaluate
+   */
+  public static CompiledQuery of(ViewPlan plan) throws InvalidViewException {
+    CompiledQuery known = COMPILED.getIfPresent(plan);
+    if (known != null) {
+      return known;
+    }
+    CompiledQuery compiled = compile(plan);
+    CompiledQuery raced = COMPILED.asMap().putIfAbsent(plan, compiled);
+    return raced == null ? compiled : raced;
   }
 
   /**

@@ -2,7 +2,6 @@ package io.floe.topology.view.sql;
 
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.Bucketing;
-import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.TableName;
@@ -144,7 +143,7 @@ public final class ViewQueryBinder {
 
   /**
    * The relational plan of the validated query (Project, Filter and Aggregate over the source
-   * scan), which {@link CompiledQuery} evaluates.
+   * scan), which the engine ({@code refresh.eval}) evaluates.
    */
   private static RelNode toRelation(
       SqlSelect validated,

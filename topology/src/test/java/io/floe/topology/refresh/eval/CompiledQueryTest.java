@@ -52,6 +52,25 @@ class CompiledQueryTest {
   }
 
   @Test
+  void shouldCompileABoundPlanOnceWhileItIsInUse() throws InvalidViewException {
+    // Given a plan bound once
+    ViewPlan plan =
+        ViewQueryBinder.bind(
+            ViewQueryParser.parse(
+                "SELECT symbol, date_trunc('minute', ts) AS m, count(*) AS n"
+                    + " FROM lake.market.trades GROUP BY 1, 2"),
+            TRADES,
+            ZoneOffset.UTC);
+
+    // When the engine is asked for its compiled form twice
+    CompiledQuery first = CompiledQuery.of(plan);
+    CompiledQuery second = CompiledQuery.of(plan);
+
+    // Then Calcite's code generation ran once: both are the same compiled query
+    assertThat(second).isSameAs(first);
+  }
+
+  @Test
   void shouldKnowWhichViewsAppendedRowsCanBeFoldedInto() throws InvalidViewException {
     assertThat(
             decomposition(
