@@ -12,12 +12,9 @@ import io.floe.topology.view.ViewRule;
 import io.floe.topology.view.sql.TrinoOperatorTable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
 import org.apache.calcite.rel.RelNode;
@@ -351,11 +348,6 @@ public final class CompiledQuery {
     return sourceWidth;
   }
 
-  /** A new, empty aggregation; not thread-safe, one per refresh. */
-  public Aggregation newAggregation() {
-    return new Aggregation();
-  }
-
   /** What the columnar evaluator needs to know of the aggregate and its input. */
   public AggregateInput aggregateInput() {
     return aggregateInput;
@@ -412,62 +404,5 @@ public final class CompiledQuery {
   @FunctionalInterface
   private interface Step {
     Object[] apply(Object[] row, CompiledExpressions.RowContext context);
-  }
-
-  /** Hash aggregation of source rows by bucket and group keys. */
-  public final class Aggregation {
-    private final CompiledExpressions.RowContext context =
-        new CompiledExpressions.RowContext(typeFactory);
-    private final Map<List<Object>, Accumulators.Accumulator[]> groups = new HashMap<>();
-
-    private Aggregation() {}
-
-    /** Adds one source row. */
-    public void add(Object[] sourceRow) {
-      Object[] row = aggregateInputOf(sourceRow, context);
-      if (row == null) {
-        return;
-      }
-      Object[] key = new Object[groupKeys.length];
-      for (int i = 0; i < key.length; i++) {
-        key[i] = row[groupKeys[i]];
-      }
-      Accumulators.Accumulator[] accumulators =
-          groups.computeIfAbsent(Arrays.asList(key), k -> newAccumulators());
-      for (Accumulators.Accumulator accumulator : accumulators) {
-        accumulator.add(row);
-      }
-    }
-
-    private Accumulators.Accumulator[] newAccumulators() {
-      Accumulators.Accumulator[] accumulators = new Accumulators.Accumulator[aggregates.size()];
-      for (int i = 0; i < accumulators.length; i++) {
-        accumulators[i] = aggregates.get(i).get();
-      }
-      return accumulators;
-    }
-
-    /** Groups so far, a measure of the memory this aggregation holds. */
-    public int groupCount() {
-      return groups.size();
-    }
-
-    /** The output rows, sorted by bucket and group keys. */
-    public List<Object[]> results() {
-      List<Object[]> aggregated = new ArrayList<>(groups.size());
-      for (Map.Entry<List<Object>, Accumulators.Accumulator[]> group : groups.entrySet()) {
-        List<Object> key = group.getKey();
-        Accumulators.Accumulator[] accumulators = group.getValue();
-        Object[] row = new Object[key.size() + accumulators.length];
-        for (int i = 0; i < key.size(); i++) {
-          row[i] = key.get(i);
-        }
-        for (int i = 0; i < accumulators.length; i++) {
-          row[key.size() + i] = accumulators[i].result();
-        }
-        aggregated.add(row);
-      }
-      return finish(aggregated, context);
-    }
   }
 }

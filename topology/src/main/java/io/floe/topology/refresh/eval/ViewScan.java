@@ -29,8 +29,7 @@ import org.apache.iceberg.util.ThreadPools;
  * (DESIGN §5): the files are split across workers, each reads its files into column batches ({@link
  * ParquetBatches}, or Iceberg's generic reader where that cannot) and aggregates them ({@link
  * PartialAggregation}); the partial states merge exactly into the view's output rows, sorted by
- * bucket then group keys, exactly what {@link CompiledQuery.Aggregation#results()} gives for the
- * same rows.
+ * bucket then group keys, as one aggregation of all the rows would give them.
  *
  * <p>The calling thread is a worker too, and helpers on the executor join only while there is work
  * left ({@link SharedWork}), so a refresh never waits for a thread its executor cannot give it.

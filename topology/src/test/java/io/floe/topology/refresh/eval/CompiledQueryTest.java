@@ -38,7 +38,7 @@ class CompiledQueryTest {
   private static List<Object[]> evaluate(String sql, ZoneId zone, Object[]... rows)
       throws InvalidViewException {
     ViewPlan plan = ViewQueryBinder.bind(ViewQueryParser.parse(sql), TRADES, zone);
-    CompiledQuery.Aggregation aggregation = CompiledQuery.compile(plan).newAggregation();
+    RowAggregation aggregation = RowAggregation.of(plan);
     for (Object[] row : rows) {
       aggregation.add(row);
     }
@@ -217,7 +217,7 @@ class CompiledQueryTest {
                     + " FROM lake.m.amounts GROUP BY 1"),
             amounts,
             ZoneOffset.UTC);
-    CompiledQuery.Aggregation aggregation = CompiledQuery.compile(plan).newAggregation();
+    RowAggregation aggregation = RowAggregation.of(plan);
 
     // When they are summed
     long at = micros("2026-04-08T10:00:00Z");

@@ -50,8 +50,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The columnar recompute over real Iceberg tables and files, checked against the oracle (DuckDB
  * evaluating the view from every live row, read by Iceberg's generic reader): every column type,
  * every bucket column type, deletes of every kind, pruned row groups. Only {@code min_by} and
- * {@code max_by} whose keys tie are checked against Floe's own row-at-a-time evaluator ({@link
- * CompiledQuery.Aggregation}) instead: Floe takes the smallest of the tied values, DuckDB any.
+ * {@code max_by} whose keys tie are checked against Floe's engine fed every live row directly
+ * ({@link RowAggregation}) instead: Floe takes the smallest of the tied values, DuckDB any.
  */
 class ViewScanTest {
 
@@ -457,7 +457,7 @@ class ViewScanTest {
     View view = View.of(table, bound(table, sql));
     Schema schema = table.schema();
     int bucket = schema.columns().indexOf(schema.findField(view.plan().bucketColumn()));
-    CompiledQuery.Aggregation expected = view.query().newAggregation();
+    RowAggregation expected = RowAggregation.of(view.query(), schema, bucket);
     for (Record record : Oracle.rows(table, table.currentSnapshot().snapshotId())) {
       Object[] row = new Object[schema.columns().size()];
       for (int c = 0; c < row.length; c++) {

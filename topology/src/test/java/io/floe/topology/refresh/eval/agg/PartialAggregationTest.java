@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.refresh.eval.RowAggregation;
 import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import io.floe.topology.view.InvalidViewException;
@@ -124,7 +125,7 @@ class PartialAggregationTest {
   }
 
   private static List<Object[]> aggregateRowAtATime(CompiledQuery query, List<Object[]> rows) {
-    CompiledQuery.Aggregation aggregation = query.newAggregation();
+    RowAggregation aggregation = RowAggregation.of(query, SOURCE, 1);
     rows.forEach(aggregation::add);
     return aggregation.results();
   }
