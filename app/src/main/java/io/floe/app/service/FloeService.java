@@ -16,6 +16,7 @@ import io.floe.topology.refresh.EngineWarmup;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
+import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
 import java.nio.file.Path;
@@ -57,6 +58,7 @@ public final class FloeService implements AutoCloseable {
   private final RefreshExecutor executor;
   private final ViewIndex views = new ViewIndex();
   private final ExecutorService io;
+  private final ExecutorService scans;
   private final GlobalDeadLetters globalDeadLetters;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -89,6 +91,7 @@ public final class FloeService implements AutoCloseable {
     this.catalogs = config.catalogs();
     FileCaches.configure(config.getLong(FloeConfig.CACHE_BYTES));
     this.partitions = config.getInt(FloeConfig.TOPIC_PARTITIONS);
+    this.scans = ViewScan.newExecutor();
     this.executor =
         new RefreshExecutor(
             new ViewRefresher(
@@ -99,7 +102,8 @@ public final class FloeService implements AutoCloseable {
                     views
                         .view(view.name())
                         .filter(current -> current.version().equals(view.version()))
-                        .isPresent()),
+                        .isPresent(),
+                scans),
             config.getInt(FloeConfig.REFRESH_THREADS));
     this.io = ThreadPools.newFixedThreadPool("floe-io", config.getInt(FloeConfig.IO_THREADS));
     this.globalDeadLetters =
@@ -346,6 +350,7 @@ public final class FloeService implements AutoCloseable {
     }
     try {
       executor.close();
+      scans.shutdownNow();
       io.shutdownNow();
       catalogs.close();
     } catch (Exception e) {

@@ -286,7 +286,7 @@ final class BackfillScenario {
       int engineWarmupRows = Integer.parseInt(args[3]);
       String name = args[4];
       try (BenchLake lake = new BenchLake(dir)) {
-        ViewRefresher refresher = new ViewRefresher(lake::catalog);
+        ViewRefresher refresher = new ViewRefresher(lake::catalog, lake.scanThreads());
         Table warmup = lake.catalog().loadTable(TableIdentifier.of("market", WARMUP_SOURCE));
         for (int i = 0; i < warmups; i++) {
           refresher.refresh(

@@ -3,8 +3,11 @@ package io.floe.dev.bench;
 import io.floe.app.config.CatalogConfig;
 import io.floe.dev.EmbeddedStack;
 import io.floe.testing.workload.Trades;
+import io.floe.topology.refresh.eval.ViewScan;
 import java.nio.file.Path;
 import java.util.Properties;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -17,6 +20,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
 final class BenchLake implements AutoCloseable {
 
   private final CatalogConfig catalogs;
+
+  /** The refreshers' scan workers, as the service has them; shut down with the lake. */
+  private final ExecutorService scans = ViewScan.newExecutor();
 
   BenchLake(Path dir) {
     Properties properties = new Properties();
@@ -69,8 +75,14 @@ final class BenchLake implements AutoCloseable {
         + "\n";
   }
 
+  /** Where the refreshers of this lake run their scan workers beside the refreshing thread. */
+  Executor scanThreads() {
+    return scans;
+  }
+
   @Override
   public void close() throws Exception {
+    scans.shutdownNow();
     catalogs.close();
   }
 }

@@ -4,10 +4,12 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
+import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.ViewDefinition;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +26,7 @@ import org.apache.iceberg.catalog.Catalog;
 final class Poller implements AutoCloseable {
 
   private final ViewRefresher refresher;
+  private final ExecutorService scans = ViewScan.newExecutor();
   private final Function<String, Catalog> catalogs;
   private final List<ViewDefinition> views;
   private final ScheduledExecutorService timer =
@@ -36,7 +39,7 @@ final class Poller implements AutoCloseable {
   private final AtomicLong polls = new AtomicLong();
 
   Poller(Function<String, Catalog> catalogs, List<ViewDefinition> views) {
-    this.refresher = new ViewRefresher(catalogs);
+    this.refresher = new ViewRefresher(catalogs, scans);
     this.catalogs = catalogs;
     this.views = views;
   }
@@ -79,6 +82,7 @@ final class Poller implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
+    scans.shutdownNow();
     try {
       timer.awaitTermination(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

@@ -452,7 +452,8 @@ final class ReadersScenario {
                   BucketRangeSet.of(new BucketRange(Long.MIN_VALUE, Long.MAX_VALUE)),
                   true,
                   Expressions.alwaysTrue()),
-              ViewScan.sharedExecutor(),
+              // One worker, the calling thread: no helper is asked for.
+              Runnable::run,
               1);
       blackhole += result.rows().hashCode();
       return new long[] {result.stats().rowsRead(), result.rows().size()};

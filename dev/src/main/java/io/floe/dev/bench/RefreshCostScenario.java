@@ -116,7 +116,7 @@ final class RefreshCostScenario {
         TableWrites.append(
             trades, generator.between(day, day.plus(Duration.ofDays(1)), rowsPerDay));
       }
-      ViewRefresher refresher = new ViewRefresher(lake::catalog);
+      ViewRefresher refresher = new ViewRefresher(lake::catalog, lake.scanThreads());
       ViewDefinition weekly =
           ViewDefinition.of("weekly", QUERY, TableName.parse("lake.analytics.weekly"));
       ViewDefinition weeklyFull =

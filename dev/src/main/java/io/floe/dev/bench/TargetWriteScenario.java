@@ -122,7 +122,7 @@ final class TargetWriteScenario {
 
     ViewDefinition view =
         ViewDefinition.of("ohlcv_1m", QUERY, TableName.parse("lake.analytics.ohlcv_1m"));
-    ViewRefresher refresher = new ViewRefresher(lake::catalog);
+    ViewRefresher refresher = new ViewRefresher(lake::catalog, lake.scanThreads());
     refresher.refresh(
         RefreshRequest.of(BenchLake.compiled(view), snapshot, null, DirtyBuckets.none()),
         ViewRefresher.ProgressListener.NONE);

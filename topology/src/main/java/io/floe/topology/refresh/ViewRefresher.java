@@ -5,6 +5,7 @@ import io.floe.topology.detect.BucketedView;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.refresh.eval.SharedWork;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
@@ -65,10 +66,27 @@ public final class ViewRefresher {
   private final java.util.concurrent.Executor scanThreads;
 
   /**
+   * No helper threads: a refresher given no executor reads, aggregates and writes on the refreshing
+   * thread alone ({@link SharedWork} runs every item on the caller when its executor refuses).
+   */
+  private static final java.util.concurrent.Executor CALLER_ONLY =
+      task -> {
+        throw new java.util.concurrent.RejectedExecutionException("no scan threads");
+      };
+
+  /**
+   * A refresher that works on the refreshing thread alone.
+   *
    * @param catalogs the catalog of each catalog name in view table names
    */
   public ViewRefresher(Function<String, Catalog> catalogs) {
     this(catalogs, RefreshHooks.NONE, view -> true);
+  }
+
+  /** A refresher whose recomputes run their workers on {@code scanThreads} too. */
+  public ViewRefresher(
+      Function<String, Catalog> catalogs, java.util.concurrent.Executor scanThreads) {
+    this(catalogs, RefreshHooks.NONE, view -> true, scanThreads);
   }
 
   public ViewRefresher(Function<String, Catalog> catalogs, RefreshHooks hooks) {
@@ -81,7 +99,7 @@ public final class ViewRefresher {
    */
   public ViewRefresher(
       Function<String, Catalog> catalogs, RefreshHooks hooks, Predicate<CompiledView> inForce) {
-    this(catalogs, hooks, inForce, ViewScan.sharedExecutor());
+    this(catalogs, hooks, inForce, CALLER_ONLY);
   }
 
   /**

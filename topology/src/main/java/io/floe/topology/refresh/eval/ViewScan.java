@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -38,15 +39,12 @@ public final class ViewScan {
 
   private ViewScan() {}
 
-  private static final class Shared {
-    // Daemon threads, as many as cores, for refreshers that are given no executor of their own.
-    static final Executor EXECUTOR =
-        ThreadPools.newFixedThreadPool("floe-scan", Runtime.getRuntime().availableProcessors());
-  }
-
-  /** A process-wide pool of scan workers, created on first use. */
-  public static Executor sharedExecutor() {
-    return Shared.EXECUTOR;
+  /**
+   * A new pool of scan workers: daemon threads named {@code floe-scan-N}, as many as cores. The
+   * service builds one beside its refresh and I/O pools and shuts it down with them.
+   */
+  public static ExecutorService newExecutor() {
+    return ThreadPools.newFixedThreadPool("floe-scan", Runtime.getRuntime().availableProcessors());
   }
 
   /**

@@ -251,14 +251,19 @@ class ViewScanTest {
   }
 
   @Test
-  void shouldScanOnSharedDaemonThreadsNamedForScans() {
-    // When
-    Thread worker =
-        CompletableFuture.supplyAsync(Thread::currentThread, ViewScan.sharedExecutor()).join();
+  void shouldScanOnDaemonThreadsNamedForScansOfAPoolItsOwnerShutsDown()
+      throws InterruptedException {
+    // Given the pool a service builds for its scans
+    ExecutorService pool = ViewScan.newExecutor();
 
-    // Then
+    // When a scan worker runs on it
+    Thread worker = CompletableFuture.supplyAsync(Thread::currentThread, pool).join();
+    pool.shutdownNow();
+
+    // Then it is a daemon thread named for scans, and it ends with the pool
     assertThat(worker.getName()).matches("floe-scan-\\d+");
     assertThat(worker.isDaemon()).isTrue();
+    assertThat(pool.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
   }
 
   @Test
