@@ -3,8 +3,8 @@ package io.floe.topology.refresh.eval;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.floe.topology.bucket.Bucketing;
-import io.floe.topology.refresh.eval.agg.Accumulators;
 import io.floe.topology.refresh.eval.agg.AggregateInput;
+import io.floe.topology.refresh.eval.agg.AggregateStates;
 import io.floe.topology.refresh.eval.expr.CompiledExpressions;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ViewPlan;
@@ -42,7 +42,7 @@ public final class CompiledQuery {
 
   private final List<Step> before;
   private final int[] groupKeys;
-  private final List<Supplier<Accumulators.Accumulator>> aggregates;
+  private final List<Supplier<AggregateStates.State>> aggregates;
   private final List<Step> after;
   private final int sourceWidth;
   private final Comparator<Object[]> outputOrder;
@@ -53,7 +53,7 @@ public final class CompiledQuery {
   private CompiledQuery(
       List<Step> before,
       int[] groupKeys,
-      List<Supplier<Accumulators.Accumulator>> aggregates,
+      List<Supplier<AggregateStates.State>> aggregates,
       List<Step> after,
       int sourceWidth,
       Comparator<Object[]> outputOrder,
@@ -152,9 +152,12 @@ public final class CompiledQuery {
     Collections.reverse(below);
 
     RelNode aggregateInput = aggregate.getInput();
-    List<Supplier<Accumulators.Accumulator>> aggregates = new ArrayList<>();
+    AggregateInput input = AggregateInput.of(aggregate, below, bucketing);
+    List<Supplier<AggregateStates.State>> aggregates = new ArrayList<>();
     for (AggregateCall call : aggregate.getAggCallList()) {
-      aggregates.add(Accumulators.factory(call, column -> constantOf(aggregateInput, column)));
+      aggregates.add(
+          AggregateStates.factory(
+              call, input.types(), column -> constantOf(aggregateInput, column)));
     }
     return new CompiledQuery(
         compileSteps(below, bucketing, rexBuilder),
@@ -165,7 +168,7 @@ public final class CompiledQuery {
         outputOrder(plan),
         (JavaTypeFactory) rexBuilder.getTypeFactory(),
         merges(aggregate, above),
-        AggregateInput.of(aggregate, below, bucketing));
+        input);
   }
 
   /**
@@ -324,7 +327,7 @@ public final class CompiledQuery {
     int[] positions = keys.stream().mapToInt(Integer::intValue).toArray();
     return (a, b) -> {
       for (int p : positions) {
-        int c = Accumulators.compareNullsFirst(a[p], b[p]);
+        int c = AggregateStates.compareNullsFirst(a[p], b[p]);
         if (c != 0) {
           return c;
         }
@@ -357,8 +360,8 @@ public final class CompiledQuery {
     return groupKeys;
   }
 
-  /** A new accumulator of each aggregate, in aggregate order. */
-  public Accumulators.Accumulator newAccumulator(int aggregate) {
+  /** A new, empty state of one aggregate, in aggregate order, for every group of an aggregation. */
+  public AggregateStates.State newState(int aggregate) {
     return aggregates.get(aggregate).get();
   }
 

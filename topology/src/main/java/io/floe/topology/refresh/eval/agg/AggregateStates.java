@@ -2,28 +2,47 @@ package io.floe.topology.refresh.eval.agg;
 
 import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.LongKind;
+import io.floe.topology.refresh.eval.vector.Vectors.ObjectVector;
 import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import io.floe.topology.view.sql.TrinoOperatorTable;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.sql.SqlAggFunction;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
- * The state of one aggregate over all groups of a partial aggregation, in primitive arrays indexed
- * by group id where the aggregate and its input types allow it (count, sum of integers and doubles,
- * min and max of integers, temporal values and doubles, min_by and max_by ordered by such a value),
- * and one {@link Accumulators.Accumulator} per group otherwise. Either way the semantics are those
- * of {@link Accumulators}, and partial states merge exactly.
+ * The aggregate functions of view queries, each implemented once, on native values (see {@link
+ * io.floe.topology.refresh.eval.expr.CalciteValues}): one {@link State} per aggregate holds it for
+ * every group of a partial aggregation, in primitive arrays indexed by group id where the function
+ * and its input types allow (count, count_if, sum, min and max of integers, temporal values and
+ * doubles, min_by and max_by ordered by such a value), in object arrays for other types, and for
+ * the functions with no typed state (avg, stddev and variance, approx_distinct, approx_percentile)
+ * in one {@link Accumulator} per group behind the one fallback, {@link Boxed}. {@code DISTINCT} and
+ * {@code FILTER} wrap any state. {@link #factory} is the one dispatch. Partial states merge
+ * exactly.
+ *
+ * <p>Where Trino leaves a choice open, Floe makes it deterministic so that recomputing a bucket
+ * always yields the same row: {@code min_by}/{@code max_by} break ties on the key by the smallest
+ * (resp. largest) value, {@code arbitrary} is the smallest value, {@code approx_distinct} and
+ * {@code approx_percentile} are exact. Floating-point sums use compensated summation so that they
+ * hardly depend on the order in which files are read.
  */
-final class AggregateStates {
+public final class AggregateStates {
 
   private AggregateStates() {}
 
   /** One aggregate's state for every group of a partial aggregation. */
-  interface State {
+  public interface State {
     /** Makes room for groups {@code [0, groups)}. */
     void grow(int groups);
 
@@ -36,70 +55,145 @@ final class AggregateStates {
     Object result(int group);
   }
 
-  /** Chooses the state of an aggregate call over an input row of the given column types. */
-  static Supplier<State> factory(
-      AggregateCall call, SqlTypeName[] inputTypes, Supplier<Accumulators.Accumulator> boxed) {
-    if (call.isDistinct() || call.filterArg >= 0) {
-      return () -> new Boxed(boxed, call);
-    }
-    SqlAggFunction function = call.getAggregation();
-    // Trino's own aggregates first, as Accumulators does: their kinds say nothing.
-    SqlKind kind =
-        function == TrinoOperatorTable.ARBITRARY
-            ? SqlKind.MIN
-            : function == TrinoOperatorTable.COUNT_IF
-                    || function == TrinoOperatorTable.APPROX_DISTINCT
-                    || function == TrinoOperatorTable.APPROX_PERCENTILE
-                ? SqlKind.OTHER_FUNCTION
-                : function.getKind();
-    SqlTypeName result = call.getType().getSqlTypeName();
-    if (kind == SqlKind.COUNT) {
-      int[] args = call.getArgList().stream().mapToInt(Integer::intValue).toArray();
-      return () -> new Count(args);
-    }
-    if ((kind == SqlKind.SUM || kind == SqlKind.SUM0) && call.getArgList().size() == 1) {
-      int arg = call.getArgList().get(0);
-      boolean zeroWhenEmpty = kind == SqlKind.SUM0;
-      if (result == SqlTypeName.BIGINT || result == SqlTypeName.INTEGER) {
-        return () -> new SumLong(arg, result == SqlTypeName.INTEGER, zeroWhenEmpty);
-      }
-      if (result == SqlTypeName.DOUBLE && isNumeric(inputTypes[arg])) {
-        return () -> new SumDouble(arg, zeroWhenEmpty);
-      }
-    }
-    if (kind == SqlKind.MIN || kind == SqlKind.MAX) {
-      int arg = call.getArgList().get(0);
-      boolean min = kind == SqlKind.MIN;
-      LongKind longKind = Vectors.longKind(inputTypes[arg]);
-      if (longKind != null) {
-        return () -> new MinMaxLong(arg, min, longKind);
-      }
-      if (inputTypes[arg] == SqlTypeName.DOUBLE) {
-        return () -> new MinMaxDouble(arg, min);
-      }
-    }
-    if ((kind == SqlKind.ARG_MIN || kind == SqlKind.ARG_MAX) && call.getArgList().size() == 2) {
-      int value = call.getArgList().get(0);
-      int key = call.getArgList().get(1);
-      boolean min = kind == SqlKind.ARG_MIN;
-      if (Vectors.longKind(inputTypes[key]) != null) {
-        LongKind valueKind = Vectors.longKind(inputTypes[value]);
-        if (valueKind != null) {
-          return () -> new ByLong(value, key, min, valueKind);
-        }
-        if (inputTypes[value] == SqlTypeName.DOUBLE) {
-          return () -> new ByDouble(value, key, min);
-        }
-      }
-    }
-    return () -> new Boxed(boxed, call);
+  /**
+   * The running state of one group of an aggregate without a typed state, fed boxed rows of the
+   * aggregate's input.
+   */
+  interface Accumulator {
+    void add(Object[] row);
+
+    /**
+     * Folds in the state of an accumulator of the same aggregate over other rows of the same group,
+     * as if this one had seen those rows too.
+     */
+    void merge(Accumulator other);
+
+    Object result();
   }
 
-  private static boolean isNumeric(SqlTypeName type) {
-    return switch (type) {
-      case TINYINT, SMALLINT, INTEGER, BIGINT, DOUBLE -> true;
-      default -> false;
+  /**
+   * The states of {@code call}, whose arguments index the aggregate's input row, of the given
+   * column types.
+   *
+   * @param constantOf the constant value of an argument column, for {@code approx_percentile}'s
+   *     percentage, or null when the column is not constant
+   * @throws IllegalArgumentException for an aggregate Floe does not implement
+   */
+  public static Supplier<State> factory(
+      AggregateCall call, SqlTypeName[] inputTypes, IntFunction<Object> constantOf) {
+    Supplier<State> base = plain(call, inputTypes, constantOf);
+    int[] args = call.getArgList().stream().mapToInt(Integer::intValue).toArray();
+    Supplier<State> distinct = call.isDistinct() ? () -> new Distinct(base.get(), args) : base;
+    int filter = call.filterArg;
+    if (filter < 0) {
+      return distinct;
+    }
+    return () -> new Filtered(distinct.get(), filter);
+  }
+
+  private static Supplier<State> plain(
+      AggregateCall call, SqlTypeName[] inputTypes, IntFunction<Object> constantOf) {
+    SqlAggFunction function = call.getAggregation();
+    List<Integer> args = call.getArgList();
+    RelDataType type = call.getType();
+    SqlTypeName result = type.getSqlTypeName();
+    // Trino's own aggregates first: their kinds say nothing.
+    if (function == TrinoOperatorTable.COUNT_IF) {
+      int arg = args.get(0);
+      return () -> new CountIf(arg);
+    }
+    if (function == TrinoOperatorTable.ARBITRARY) {
+      return minMax(args.get(0), true, inputTypes);
+    }
+    if (function == TrinoOperatorTable.APPROX_DISTINCT) {
+      int arg = args.get(0);
+      return boxed(args, () -> new DistinctCount(arg));
+    }
+    if (function == TrinoOperatorTable.APPROX_PERCENTILE) {
+      int value = args.get(0);
+      int weight = args.size() == 3 ? args.get(1) : -1;
+      Object percentage = constantOf.apply(args.get(args.size() - 1));
+      if (!(percentage instanceof Number number)) {
+        throw new IllegalArgumentException("approx_percentile needs a constant percentage");
+      }
+      double p = number.doubleValue();
+      return boxed(args, () -> new Percentile(value, weight, p, type));
+    }
+    return switch (function.getKind()) {
+      case COUNT -> {
+        int[] counted = args.stream().mapToInt(Integer::intValue).toArray();
+        yield () -> new Count(counted);
+      }
+      case SUM, SUM0 -> {
+        int arg = args.get(0);
+        boolean zeroWhenEmpty = function.getKind() == SqlKind.SUM0;
+        yield switch (result) {
+          case TINYINT, SMALLINT, INTEGER -> () -> new SumLong(arg, true, zeroWhenEmpty);
+          case BIGINT -> () -> new SumLong(arg, false, zeroWhenEmpty);
+          case DECIMAL -> () -> new SumDecimal(arg, zeroWhenEmpty);
+          case REAL, FLOAT -> () -> new SumDouble(arg, true, zeroWhenEmpty);
+          default -> () -> new SumDouble(arg, false, zeroWhenEmpty);
+        };
+      }
+      case AVG -> {
+        int arg = args.get(0);
+        yield boxed(args, () -> new Average(arg, type));
+      }
+      case MIN -> minMax(args.get(0), true, inputTypes);
+      case MAX -> minMax(args.get(0), false, inputTypes);
+      case ARG_MIN -> by(args.get(0), args.get(1), true, inputTypes);
+      case ARG_MAX -> by(args.get(0), args.get(1), false, inputTypes);
+      case STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP -> {
+        int arg = args.get(0);
+        SqlKind kind = function.getKind();
+        yield boxed(args, () -> new Moments(arg, kind, type));
+      }
+      default ->
+          throw new IllegalArgumentException(
+              "aggregate "
+                  + function.getName().toLowerCase(java.util.Locale.ROOT)
+                  + " is not supported");
     };
+  }
+
+  /** min, max, bool_and (min of booleans), bool_or (max), and arbitrary (min). */
+  private static Supplier<State> minMax(int arg, boolean min, SqlTypeName[] inputTypes) {
+    LongKind longKind = Vectors.longKind(inputTypes[arg]);
+    if (longKind != null) {
+      return () -> new MinMaxLong(arg, min, longKind);
+    }
+    if (inputTypes[arg] == SqlTypeName.DOUBLE) {
+      return () -> new MinMaxDouble(arg, min);
+    }
+    return () -> new MinMaxObject(arg, min);
+  }
+
+  /** min_by and max_by. */
+  private static Supplier<State> by(int value, int key, boolean min, SqlTypeName[] inputTypes) {
+    if (Vectors.longKind(inputTypes[key]) != null) {
+      LongKind valueKind = Vectors.longKind(inputTypes[value]);
+      if (valueKind != null) {
+        return () -> new ByLong(value, key, min, valueKind);
+      }
+      if (inputTypes[value] == SqlTypeName.DOUBLE) {
+        return () -> new ByDouble(value, key, min);
+      }
+    }
+    return () -> new ByObject(value, key, min);
+  }
+
+  /** The fallback state of an aggregate without a typed one: an accumulator per group. */
+  private static Supplier<State> boxed(List<Integer> args, Supplier<Accumulator> factory) {
+    int[] columns = new java.util.TreeSet<>(args).stream().mapToInt(Integer::intValue).toArray();
+    return () -> new Boxed(factory, columns);
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public static int compareNullsFirst(Object a, Object b) {
+    if (a == null || b == null) {
+      return a == null ? (b == null ? 0 : -1) : 1;
+    }
+    return ((Comparable) a).compareTo(b);
   }
 
   private static int capacity(int current, int groups) {
@@ -157,7 +251,9 @@ final class AggregateStates {
     }
   }
 
-  /** sum of integers, exact with overflow checks. */
+  /**
+   * sum with an integer result, exact with overflow checks; tinyint to integer results are ints.
+   */
   static final class SumLong implements State {
     private final int arg;
     private final boolean intResult;
@@ -212,18 +308,21 @@ final class AggregateStates {
   }
 
   /**
-   * sum of doubles, Neumaier-compensated as in {@link Accumulators.Neumaier}, and with its IEEE
-   * infinities and NaN.
+   * sum as a double (of any numeric input, as {@code Number.doubleValue} converts it),
+   * Neumaier-compensated ({@link Neumaier}), with its IEEE infinities and NaN; a real result is the
+   * double sum rounded once.
    */
   static final class SumDouble implements State {
     private final int arg;
+    private final boolean realResult;
     private final boolean zeroWhenEmpty;
     private double[] sums = new double[0];
     private double[] compensations = new double[0];
     private boolean[] seen = new boolean[0];
 
-    SumDouble(int arg, boolean zeroWhenEmpty) {
+    SumDouble(int arg, boolean realResult, boolean zeroWhenEmpty) {
       this.arg = arg;
+      this.realResult = realResult;
       this.zeroWhenEmpty = zeroWhenEmpty;
     }
 
@@ -240,7 +339,7 @@ final class AggregateStates {
     private void add(int g, double x) {
       double sum = sums[g];
       double t = sum + x;
-      compensations[g] += Accumulators.Neumaier.error(sum, x, t);
+      compensations[g] += Neumaier.error(sum, x, t);
       sums[g] = t;
     }
 
@@ -272,7 +371,8 @@ final class AggregateStates {
       if (!seen[group] && !zeroWhenEmpty) {
         return null;
       }
-      return sums[group] + compensations[group];
+      double sum = sums[group] + compensations[group];
+      return realResult ? (Object) (float) sum : (Object) sum;
     }
   }
 
@@ -560,23 +660,364 @@ final class AggregateStates {
     }
   }
 
+  /** count_if(condition): rows whose condition is true. */
+  static final class CountIf implements State {
+    private final int arg;
+    private long[] counts = new long[0];
+
+    CountIf(int arg) {
+      this.arg = arg;
+    }
+
+    @Override
+    public void grow(int groups) {
+      if (groups > counts.length) {
+        counts = Arrays.copyOf(counts, capacity(counts.length, groups));
+      }
+    }
+
+    @Override
+    public void add(int[] groups, int n, Vector[] input) {
+      Vector v = input[arg];
+      for (int i = 0; i < n; i++) {
+        int g = groups[i];
+        if (g >= 0 && Boolean.TRUE.equals(v.get(i))) {
+          counts[g]++;
+        }
+      }
+    }
+
+    @Override
+    public void merge(State other, int[] map, int otherGroups) {
+      long[] o = ((CountIf) other).counts;
+      for (int g = 0; g < otherGroups; g++) {
+        counts[map[g]] += o[g];
+      }
+    }
+
+    @Override
+    public Object result(int group) {
+      return counts[group];
+    }
+  }
+
+  /** sum with a decimal result, exact. */
+  static final class SumDecimal implements State {
+    private final int arg;
+    private final boolean zeroWhenEmpty;
+    private BigDecimal[] sums = new BigDecimal[0];
+    private boolean[] seen = new boolean[0];
+
+    SumDecimal(int arg, boolean zeroWhenEmpty) {
+      this.arg = arg;
+      this.zeroWhenEmpty = zeroWhenEmpty;
+    }
+
+    @Override
+    public void grow(int groups) {
+      if (groups > sums.length) {
+        int n = capacity(sums.length, groups);
+        int from = sums.length;
+        sums = Arrays.copyOf(sums, n);
+        Arrays.fill(sums, from, n, BigDecimal.ZERO);
+        seen = Arrays.copyOf(seen, n);
+      }
+    }
+
+    @Override
+    public void add(int[] groups, int n, Vector[] input) {
+      Vector v = input[arg];
+      for (int i = 0; i < n; i++) {
+        int g = groups[i];
+        if (g >= 0 && !v.isNull(i)) {
+          sums[g] = sums[g].add(toDecimal(v.get(i)));
+          seen[g] = true;
+        }
+      }
+    }
+
+    @Override
+    public void merge(State other, int[] map, int otherGroups) {
+      SumDecimal o = (SumDecimal) other;
+      for (int g = 0; g < otherGroups; g++) {
+        int t = map[g];
+        sums[t] = sums[t].add(o.sums[g]);
+        seen[t] |= o.seen[g];
+      }
+    }
+
+    @Override
+    public Object result(int group) {
+      return seen[group] || zeroWhenEmpty ? sums[group] : null;
+    }
+  }
+
+  /** min and max of any other comparable values (strings, decimals, booleans, ...). */
+  static final class MinMaxObject implements State {
+    private final int arg;
+    private final boolean min;
+    private Object[] best = new Object[0];
+
+    MinMaxObject(int arg, boolean min) {
+      this.arg = arg;
+      this.min = min;
+    }
+
+    @Override
+    public void grow(int groups) {
+      if (groups > best.length) {
+        best = Arrays.copyOf(best, capacity(best.length, groups));
+      }
+    }
+
+    private void offer(int g, Object v) {
+      if (best[g] == null) {
+        best[g] = v;
+        return;
+      }
+      int c = compareNullsFirst(v, best[g]);
+      if (min ? c < 0 : c > 0) {
+        best[g] = v;
+      }
+    }
+
+    @Override
+    public void add(int[] groups, int n, Vector[] input) {
+      Vector v = input[arg];
+      for (int i = 0; i < n; i++) {
+        int g = groups[i];
+        if (g >= 0) {
+          Object value = v.get(i);
+          if (value != null) {
+            offer(g, value);
+          }
+        }
+      }
+    }
+
+    @Override
+    public void merge(State other, int[] map, int otherGroups) {
+      Object[] o = ((MinMaxObject) other).best;
+      for (int g = 0; g < otherGroups; g++) {
+        if (o[g] != null) {
+          offer(map[g], o[g]);
+        }
+      }
+    }
+
+    @Override
+    public Object result(int group) {
+      return best[group];
+    }
+  }
+
   /**
-   * Any other aggregate (avg, stddev, count(DISTINCT), approx_percentile, FILTER, ...): one
-   * accumulator per group, fed boxed rows of the columns it reads.
+   * min_by and max_by of any other values or keys: rows with a null key are ignored; on a tie of
+   * the key a non-null value wins, then the smallest (min_by) or largest (max_by) value.
+   */
+  static final class ByObject implements State {
+    private final int value;
+    private final int key;
+    private final boolean min;
+    private Object[] keys = new Object[0];
+    private Object[] values = new Object[0];
+
+    ByObject(int value, int key, boolean min) {
+      this.value = value;
+      this.key = key;
+      this.min = min;
+    }
+
+    @Override
+    public void grow(int groups) {
+      if (groups > keys.length) {
+        int n = capacity(keys.length, groups);
+        keys = Arrays.copyOf(keys, n);
+        values = Arrays.copyOf(values, n);
+      }
+    }
+
+    private void offer(int g, Object k, Object v) {
+      if (keys[g] == null) {
+        keys[g] = k;
+        values[g] = v;
+        return;
+      }
+      int c = compareNullsFirst(k, keys[g]);
+      if (c == 0) {
+        if (v != null) {
+          Object best = values[g];
+          if (best == null
+              || (min ? compareNullsFirst(v, best) < 0 : compareNullsFirst(v, best) > 0)) {
+            values[g] = v;
+          }
+        }
+      } else if (min ? c < 0 : c > 0) {
+        keys[g] = k;
+        values[g] = v;
+      }
+    }
+
+    @Override
+    public void add(int[] groups, int n, Vector[] input) {
+      Vector k = input[key];
+      Vector v = input[value];
+      for (int i = 0; i < n; i++) {
+        int g = groups[i];
+        if (g >= 0) {
+          Object keyValue = k.get(i);
+          if (keyValue != null) {
+            offer(g, keyValue, v.get(i));
+          }
+        }
+      }
+    }
+
+    @Override
+    public void merge(State other, int[] map, int otherGroups) {
+      // The other side's best row competes as one row: the tie rules make the order irrelevant.
+      ByObject o = (ByObject) other;
+      for (int g = 0; g < otherGroups; g++) {
+        if (o.keys[g] != null) {
+          offer(map[g], o.keys[g], o.values[g]);
+        }
+      }
+    }
+
+    @Override
+    public Object result(int group) {
+      return values[group];
+    }
+  }
+
+  /** {@code agg(DISTINCT x, ...)}: only argument tuples a group has not seen reach the delegate. */
+  static final class Distinct implements State {
+    private final State delegate;
+    private final int[] args;
+    private final int width;
+    private List<Set<List<Object>>> seen = new ArrayList<>();
+    private int[] passed = new int[0];
+
+    Distinct(State delegate, int[] args) {
+      this.delegate = delegate;
+      this.args = args;
+      int w = 0;
+      for (int arg : args) {
+        w = Math.max(w, arg + 1);
+      }
+      this.width = w;
+    }
+
+    @Override
+    public void grow(int groups) {
+      delegate.grow(groups);
+      while (seen.size() < groups) {
+        seen.add(new HashSet<>());
+      }
+    }
+
+    @Override
+    public void add(int[] groups, int n, Vector[] input) {
+      if (passed.length < n) {
+        passed = new int[n];
+      }
+      for (int i = 0; i < n; i++) {
+        int g = groups[i];
+        if (g < 0) {
+          passed[i] = -1;
+          continue;
+        }
+        Object[] tuple = new Object[args.length];
+        for (int a = 0; a < args.length; a++) {
+          tuple[a] = input[args[a]].get(i);
+        }
+        passed[i] = seen.get(g).add(Arrays.asList(tuple)) ? g : -1;
+      }
+      delegate.add(passed, n, input);
+    }
+
+    @Override
+    public void merge(State other, int[] map, int otherGroups) {
+      // Only the tuples this side has not seen reach the delegate, as rows holding just the tuple.
+      Distinct o = (Distinct) other;
+      Vector[] row = new Vector[width];
+      for (int arg : args) {
+        row[arg] = new ObjectVector();
+      }
+      int[] group = new int[1];
+      for (int g = 0; g < otherGroups; g++) {
+        Set<List<Object>> mine = seen.get(map[g]);
+        for (List<Object> tuple : o.seen.get(g)) {
+          if (mine.add(tuple)) {
+            for (int a = 0; a < args.length; a++) {
+              row[args[a]].set(0, tuple.get(a));
+            }
+            group[0] = map[g];
+            delegate.add(group, 1, row);
+          }
+        }
+      }
+    }
+
+    @Override
+    public Object result(int group) {
+      return delegate.result(group);
+    }
+  }
+
+  /** {@code agg(...) FILTER (WHERE condition)}: rows whose condition is not true are skipped. */
+  static final class Filtered implements State {
+    private final State delegate;
+    private final int condition;
+    private int[] passed = new int[0];
+
+    Filtered(State delegate, int condition) {
+      this.delegate = delegate;
+      this.condition = condition;
+    }
+
+    @Override
+    public void grow(int groups) {
+      delegate.grow(groups);
+    }
+
+    @Override
+    public void add(int[] groups, int n, Vector[] input) {
+      if (passed.length < n) {
+        passed = new int[n];
+      }
+      Vector c = input[condition];
+      for (int i = 0; i < n; i++) {
+        passed[i] = groups[i] >= 0 && Boolean.TRUE.equals(c.get(i)) ? groups[i] : -1;
+      }
+      delegate.add(passed, n, input);
+    }
+
+    @Override
+    public void merge(State other, int[] map, int otherGroups) {
+      delegate.merge(((Filtered) other).delegate, map, otherGroups);
+    }
+
+    @Override
+    public Object result(int group) {
+      return delegate.result(group);
+    }
+  }
+
+  /**
+   * The one fallback: an aggregate without a typed state (avg, stddev and variance,
+   * approx_distinct, approx_percentile) keeps one accumulator per group, fed boxed rows of the
+   * columns it reads.
    */
   static final class Boxed implements State {
-    private final Supplier<Accumulators.Accumulator> factory;
+    private final Supplier<Accumulator> factory;
     private final int[] columns;
-    private Accumulators.Accumulator[] accumulators = new Accumulators.Accumulator[0];
+    private Accumulator[] accumulators = new Accumulator[0];
     private Object[] row = new Object[0];
 
-    Boxed(Supplier<Accumulators.Accumulator> factory, AggregateCall call) {
+    Boxed(Supplier<Accumulator> factory, int[] columns) {
       this.factory = factory;
-      java.util.TreeSet<Integer> read = new java.util.TreeSet<>(call.getArgList());
-      if (call.filterArg >= 0) {
-        read.add(call.filterArg);
-      }
-      this.columns = read.stream().mapToInt(Integer::intValue).toArray();
+      this.columns = columns;
     }
 
     @Override
@@ -586,8 +1027,8 @@ final class AggregateStates {
       }
     }
 
-    private Accumulators.Accumulator of(int g) {
-      Accumulators.Accumulator a = accumulators[g];
+    private Accumulator of(int g) {
+      Accumulator a = accumulators[g];
       if (a == null) {
         a = factory.get();
         accumulators[g] = a;
@@ -606,7 +1047,7 @@ final class AggregateStates {
           continue;
         }
         for (int c : columns) {
-          row[c] = input[c].get(i);
+          row[c] = input[c] == null ? null : input[c].get(i);
         }
         of(g).add(row);
       }
@@ -626,5 +1067,256 @@ final class AggregateStates {
     public Object result(int group) {
       return of(group).result();
     }
+  }
+
+  private static final class Average implements Accumulator {
+    private final int arg;
+    private final RelDataType type;
+    private long count;
+    private BigDecimal decimalSum = BigDecimal.ZERO;
+    private final Neumaier doubleSum = new Neumaier();
+
+    Average(int arg, RelDataType type) {
+      this.arg = arg;
+      this.type = type;
+    }
+
+    @Override
+    public void add(Object[] row) {
+      Object v = row[arg];
+      if (v == null) {
+        return;
+      }
+      count++;
+      if (type.getSqlTypeName() == SqlTypeName.DECIMAL) {
+        decimalSum = decimalSum.add(toDecimal(v));
+      } else {
+        doubleSum.add(((Number) v).doubleValue());
+      }
+    }
+
+    @Override
+    public void merge(Accumulator other) {
+      Average o = (Average) other;
+      count += o.count;
+      decimalSum = decimalSum.add(o.decimalSum);
+      doubleSum.merge(o.doubleSum);
+    }
+
+    @Override
+    public Object result() {
+      if (count == 0) {
+        return null;
+      }
+      return switch (type.getSqlTypeName()) {
+        case DECIMAL ->
+            decimalSum.divide(
+                BigDecimal.valueOf(count), Math.max(type.getScale(), 0), RoundingMode.HALF_UP);
+        case REAL, FLOAT -> (float) (doubleSum.sum() / count);
+        default -> doubleSum.sum() / count;
+      };
+    }
+  }
+
+  private static final class DistinctCount implements Accumulator {
+    private final int arg;
+    private final Set<Object> seen = new HashSet<>();
+
+    DistinctCount(int arg) {
+      this.arg = arg;
+    }
+
+    @Override
+    public void add(Object[] row) {
+      if (row[arg] != null) {
+        seen.add(row[arg]);
+      }
+    }
+
+    @Override
+    public void merge(Accumulator other) {
+      seen.addAll(((DistinctCount) other).seen);
+    }
+
+    @Override
+    public Object result() {
+      return (long) seen.size();
+    }
+  }
+
+  /**
+   * Exact nearest-rank percentile: the smallest value whose cumulative weight reaches {@code p} of
+   * the total weight (every row weighs 1 unless a weight column is given).
+   */
+  private static final class Percentile implements Accumulator {
+    private final int value;
+    private final int weight;
+    private final double p;
+    private final RelDataType type;
+    private final List<Object[]> values = new ArrayList<>();
+
+    Percentile(int value, int weight, double p, RelDataType type) {
+      this.value = value;
+      this.weight = weight;
+      this.p = p;
+      this.type = type;
+    }
+
+    @Override
+    public void add(Object[] row) {
+      Object v = row[value];
+      if (v == null) {
+        return;
+      }
+      double w = weight < 0 ? 1 : row[weight] == null ? 0 : ((Number) row[weight]).doubleValue();
+      if (w > 0) {
+        values.add(new Object[] {v, w});
+      }
+    }
+
+    @Override
+    public void merge(Accumulator other) {
+      values.addAll(((Percentile) other).values);
+    }
+
+    @Override
+    public Object result() {
+      if (values.isEmpty()) {
+        return null;
+      }
+      values.sort((a, b) -> compareNullsFirst(a[0], b[0]));
+      double total = 0;
+      for (Object[] entry : values) {
+        total += (Double) entry[1];
+      }
+      double threshold = p * total;
+      double cumulative = 0;
+      for (Object[] entry : values) {
+        cumulative += (Double) entry[1];
+        if (cumulative >= threshold) {
+          return entry[0];
+        }
+      }
+      return values.get(values.size() - 1)[0];
+    }
+
+    @Override
+    public String toString() {
+      return "approx_percentile(" + type + ")";
+    }
+  }
+
+  /** Variance and standard deviation by Welford's online algorithm. */
+  private static final class Moments implements Accumulator {
+    private final int arg;
+    private final org.apache.calcite.sql.SqlKind kind;
+    private final RelDataType type;
+    private long n;
+    private double mean;
+    private double m2;
+
+    Moments(int arg, org.apache.calcite.sql.SqlKind kind, RelDataType type) {
+      this.arg = arg;
+      this.kind = kind;
+      this.type = type;
+    }
+
+    @Override
+    public void add(Object[] row) {
+      Object v = row[arg];
+      if (v == null) {
+        return;
+      }
+      double x = ((Number) v).doubleValue();
+      n++;
+      double delta = x - mean;
+      mean += delta / n;
+      m2 += delta * (x - mean);
+    }
+
+    @Override
+    public void merge(Accumulator other) {
+      // Chan, Golub and LeVeque's pairwise update.
+      Moments o = (Moments) other;
+      if (o.n == 0) {
+        return;
+      }
+      if (n == 0) {
+        n = o.n;
+        mean = o.mean;
+        m2 = o.m2;
+        return;
+      }
+      long total = n + o.n;
+      double delta = o.mean - mean;
+      mean += delta * o.n / total;
+      m2 += o.m2 + delta * delta * ((double) n * o.n / total);
+      n = total;
+    }
+
+    @Override
+    public Object result() {
+      boolean sample =
+          kind == org.apache.calcite.sql.SqlKind.STDDEV_SAMP
+              || kind == org.apache.calcite.sql.SqlKind.VAR_SAMP;
+      long divisor = sample ? n - 1 : n;
+      if (divisor <= 0) {
+        return null;
+      }
+      double variance = m2 / divisor;
+      boolean stddev =
+          kind == org.apache.calcite.sql.SqlKind.STDDEV_SAMP
+              || kind == org.apache.calcite.sql.SqlKind.STDDEV_POP;
+      double result = stddev ? Math.sqrt(variance) : variance;
+      return type.getSqlTypeName() == SqlTypeName.DECIMAL ? BigDecimal.valueOf(result) : result;
+    }
+  }
+
+  /**
+   * Neumaier's compensated summation: nearly independent of the order of the terms. A sum that is
+   * no longer finite (a term is infinite or NaN, or the finite terms overflow) is what IEEE
+   * addition makes it from there on, as Trino's plain double sum is: +Infinity, -Infinity, or NaN
+   * where Trino gives NaN (both infinities, or a NaN term).
+   */
+  static final class Neumaier {
+    private double sum;
+    private double compensation;
+
+    void add(double x) {
+      double t = sum + x;
+      compensation += error(sum, x, t);
+      sum = t;
+    }
+
+    /**
+     * The rounding error of {@code t = sum + x}, to be added to the compensation; zero once {@code
+     * t} is not finite, whose error term would be NaN ({@code Infinity - Infinity}) and turn an
+     * infinite sum into NaN.
+     */
+    static double error(double sum, double x, double t) {
+      if (!Double.isFinite(t)) {
+        return 0;
+      }
+      return Math.abs(sum) >= Math.abs(x) ? (sum - t) + x : (x - t) + sum;
+    }
+
+    void merge(Neumaier other) {
+      add(other.sum);
+      add(other.compensation);
+    }
+
+    double sum() {
+      return sum + compensation;
+    }
+  }
+
+  private static BigDecimal toDecimal(Object v) {
+    if (v instanceof BigDecimal d) {
+      return d;
+    }
+    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      return BigDecimal.valueOf(((Number) v).longValue());
+    }
+    return BigDecimal.valueOf(((Number) v).doubleValue());
   }
 }

@@ -15,7 +15,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The columnar hash aggregation of one worker of a refresh (DESIGN §5): batches of source rows go
@@ -121,9 +120,7 @@ public final class PartialAggregation {
     this.recentKeys = new long[RECENT * keyColumns.length];
     this.states = new AggregateStates.State[input.calls().size()];
     for (int a = 0; a < states.length; a++) {
-      int aggregate = a;
-      Supplier<Accumulators.Accumulator> boxed = () -> query.newAccumulator(aggregate);
-      states[a] = AggregateStates.factory(input.calls().get(a), input.types(), boxed).get();
+      states[a] = query.newState(a);
     }
   }
 
