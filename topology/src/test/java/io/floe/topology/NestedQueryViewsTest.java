@@ -27,12 +27,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class NestedQueryViewsTest {
 
-  /** A filtered, projected subquery under 5-minute bars; decomposable (sum, max, count). */
+  /**
+   * A filtered, projected subquery under 5-minute bars; decomposable (a sum of longs, max, count),
+   * so appends take the delta path.
+   */
   private static final String BUYS_5M =
       """
       SELECT symbol, date_bin(INTERVAL '5' MINUTE, ts) AS bar_ts,
-             sum(notional) AS notional, max(price) AS high, count(*) AS trade_count
-      FROM (SELECT symbol, ts, price, price * quantity AS notional
+             sum(qty) AS volume, max(price) AS high, count(*) AS trade_count
+      FROM (SELECT symbol, ts, price, quantity AS qty, price * quantity AS notional
             FROM lake.market.trades
             WHERE side = 'B') AS buys
       WHERE notional > 0

@@ -37,8 +37,9 @@ final class FlatRelation {
   /**
    * Pushes filters below projections, then merges adjacent filters and adjacent projections and
    * drops the projections that pass every column through: a chain of subqueries ends as the one
-   * Filter and Project a flat query converts to. A flat query's plan is left as it is: no rule
-   * matches it.
+   * Filter and Project a flat query converts to. A flat query's plan has no filter over a
+   * projection and no two adjacent filters or projections below its aggregate, so the rules leave
+   * that part of it as the converter built it.
    */
   private static final HepProgram FLATTEN =
       HepProgram.builder()
