@@ -14,6 +14,7 @@ import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewValidator;
+import io.floe.topology.view.sql.FlatQuery;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -159,6 +160,7 @@ final class ValidateCommand implements Callable<Integer> {
                       .map(c -> c.name() + " " + c.type())
                       .collect(Collectors.joining(", ")));
           out.println("  reads        " + String.join(", ", plan.requiredColumns()));
+          out.println("  flat query   " + FlatQuery.of(plan).replace("\n", "\n               "));
           out.println(
               "  appends      "
                   + (CompiledQuery.foldsAppends(plan)

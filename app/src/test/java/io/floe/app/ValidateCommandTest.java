@@ -163,6 +163,59 @@ class ValidateCommandTest {
   }
 
   @Test
+  void shouldAcceptSubqueriesAndWithChainsAndShowTheFlatQueryFloeMaintains() throws Exception {
+    // Given a view over a filtered subquery and one over a WITH chain that renames the bucket
+    Path file =
+        views(
+            """
+            views:
+              - name: buys_5m
+                query: |
+                  SELECT symbol, date_bin(INTERVAL '5' MINUTE, ts) AS bar_ts, sum(notional) AS v
+                  FROM (SELECT symbol, ts, price * quantity AS notional
+                        FROM lake.market.trades WHERE price > 0) AS t
+                  WHERE notional > 100
+                  GROUP BY 1, 2
+                target: lake.analytics.buys_5m
+              - name: hourly
+                query: |
+                  WITH f AS (SELECT ts AS event_ts, symbol FROM lake.market.trades),
+                       g AS (SELECT event_ts, upper(symbol) AS sym FROM f)
+                  SELECT sym, date_trunc('hour', event_ts) AS hour_ts, count(*) AS n
+                  FROM g GROUP BY 1, 2
+                target: lake.analytics.hourly
+            """);
+
+    // When
+    Run text = run("validate", "--config", config.toString(), file.toString());
+    Run json = run("validate", "--json", "--config", config.toString(), file.toString());
+
+    // Then both are valid, bucketed on the source column, with the one flat query Floe maintains
+    assertThat(text.exitCode()).as(text.out()).isZero();
+    assertThat(text.out())
+        .contains("buys_5m: valid")
+        .contains("bucket       date_bin(INTERVAL '5' MINUTE, ts) AS bar_ts in UTC")
+        .contains("reads        symbol, ts, price, quantity")
+        .contains(
+            "flat query   SELECT \"symbol\", date_bin(INTERVAL '5' MINUTE, \"ts\") AS \"bar_ts\"")
+        .contains(
+            "WHERE \"price\" > CAST(0 AS DOUBLE) AND \"price\" * \"quantity\" > CAST(100 AS DOUBLE)")
+        .contains("hourly: valid")
+        .contains("bucket       date_trunc('hour', ts) AS hour_ts in UTC")
+        .contains("reads        symbol, ts" + System.lineSeparator())
+        .contains("appends      folded into the rows of their groups (delta path)");
+    JsonNode hourly = new ObjectMapper().readTree(json.out()).get(1);
+    assertThat(hourly.get("bucketColumn").asText()).isEqualTo("ts");
+    assertThat(hourly.get("groupKeys").get(0).asText()).isEqualTo("sym");
+    assertThat(hourly.get("flatQuery").asText())
+        .isEqualTo(
+            """
+            SELECT UPPER("symbol") AS "sym", DATE_TRUNC('hour', "ts") AS "hour_ts", COUNT(*) AS "n"
+            FROM "lake"."market"."trades"
+            GROUP BY UPPER("symbol"), DATE_TRUNC('hour', "ts")""");
+  }
+
+  @Test
   void shouldPrintAStrideAsTheQueryWritesIt() throws Exception {
     // Given a view of 5-minute bars and one of the n-minute idiom with a divisor of 7
     Path file =

@@ -8,14 +8,16 @@ import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ValidatedView;
 import io.floe.topology.view.ViewPlan;
+import io.floe.topology.view.sql.FlatQuery;
 import org.apache.iceberg.types.Types;
 
 /**
  * The one JSON form of a checked view, which {@code floe validate --json} prints and the HTTP API
  * answers ({@code POST /api/validate}, the {@code plan} of {@code GET /api/views/{name}}): what
  * Floe derives from the query, or why it is invalid with the rule and position when the query
- * breaks one. Fields it cannot know are null: the derived ones without a parsed query, column types
- * and {@code deltaPath} without the source's schema.
+ * breaks one. Fields it cannot know are null: the derived ones without a parsed query, column
+ * types, {@code deltaPath} and {@code flatQuery} (the one SELECT over the source Floe maintains,
+ * subqueries and WITH queries merged) without the source's schema.
  */
 public final class ValidatedViewJson {
 
@@ -72,8 +74,10 @@ public final class ValidatedViewJson {
     if (plan != null) {
       plan.requiredColumns().forEach(reads::add);
       node.put("deltaPath", CompiledQuery.foldsAppends(plan));
+      node.put("flatQuery", FlatQuery.of(plan));
     } else {
       node.putNull("deltaPath");
+      node.putNull("flatQuery");
     }
     return node;
   }

@@ -17,8 +17,20 @@ public enum ViewRule {
           + " levels deep (parentheses, or operators chained without them)"),
   NOT_A_QUERY("a view query must be a SELECT"),
   JOIN("joins are not supported: a view reads exactly one source table"),
-  CTE("WITH (common table expressions) is not supported"),
-  SUBQUERY("subqueries are not supported"),
+  CTE(
+      "each WITH query must be read exactly once, by the next query of the chain: a view reads its"
+          + " one source table once"),
+  SUBQUERY(
+      "subqueries in expressions are not supported (a subquery in FROM or a WITH query may filter"
+          + " and project the source)"),
+  NESTED_AGGREGATE(
+      "a subquery or WITH query must not aggregate (GROUP BY, HAVING or an aggregate function):"
+          + " Floe recomputes buckets of the view's own aggregation from source rows"),
+  DISTINCT("SELECT DISTINCT is not supported in a subquery or WITH query"),
+  COMPUTED_BUCKET(
+      "the bucket must be computed by the outer query from a column that subqueries and WITH"
+          + " queries pass through unchanged (renamed at most): Floe finds dirty buckets from the"
+          + " source column's file statistics"),
   SET_OPERATION("set operations (UNION, INTERSECT, EXCEPT) are not supported"),
   SOURCE_TABLE("the source must be one table named catalog.namespace.table"),
   SELECT_STAR("SELECT * is not supported: list the output columns"),

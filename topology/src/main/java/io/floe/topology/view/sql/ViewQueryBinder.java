@@ -10,11 +10,9 @@ import io.floe.topology.view.ViewRule;
 import java.math.BigDecimal;
 import java.time.ZoneId;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.calcite.config.CalciteConnectionConfigImpl;
@@ -37,7 +35,6 @@ import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.SqlOperator;
@@ -76,15 +73,17 @@ public final class ViewQueryBinder {
       throws InvalidViewException {
     Types.NestedField bucketField = sourceSchema.caseInsensitiveFindField(query.bucketColumn());
     Bucketing bucketing = bucketing(query, bucketField, zone);
-    SqlSelect select = ViewQueryParser.parseSelect(query.sql());
-    ViewQueryParser.replaceBuckets(select);
+    SqlNode parsed = ViewQueryParser.parseQuery(query.sql());
+    SqlSelect select = ViewQueryParser.outerSelect(parsed);
+    ViewQueryParser.replaceBuckets(parsed);
     JavaTypeFactoryImpl types = new JavaTypeFactoryImpl(FloeTypeSystem.INSTANCE);
     CalciteCatalogReader catalog = catalog(query.source(), sourceSchema, types);
     SqlValidator validator = validator(catalog, types);
-    RelDataType outputRow = validate(validator, select);
-    rejectNonDeterministic(select);
-    checkPercentages(select);
-    RelNode relation = toRelation(select, validator, catalog, types);
+    SqlNode validated = validate(validator, parsed);
+    RelDataType outputRow = validator.getValidatedNodeType(validated);
+    rejectNonDeterministic(validated);
+    checkPercentages(validated);
+    RelNode relation = FlatRelation.flatten(toRelation(validated, validator, catalog, types));
     Schema outputSchema = outputSchema(query, select, outputRow, bucketing);
     return new ViewPlan(
         query,
@@ -92,7 +91,7 @@ public final class ViewQueryBinder {
         bucketing,
         sourceSchema,
         outputSchema,
-        requiredColumns(select, sourceSchema),
+        FlatRelation.sourceColumnsRead(relation, sourceSchema),
         relation);
   }
 
@@ -129,11 +128,10 @@ public final class ViewQueryBinder {
             .withIdentifierExpansion(true));
   }
 
-  private static RelDataType validate(SqlValidator validator, SqlSelect select)
+  private static SqlNode validate(SqlValidator validator, SqlNode query)
       throws InvalidViewException {
     try {
-      SqlNode validated = validator.validate(select);
-      return validator.getValidatedNodeType(validated);
+      return validator.validate(query);
     } catch (CalciteContextException e) {
       throw classify(e);
     } catch (RuntimeException e) {
@@ -146,7 +144,7 @@ public final class ViewQueryBinder {
    * scan), which the engine ({@code refresh.eval}) evaluates.
    */
   private static RelNode toRelation(
-      SqlSelect validated,
+      SqlNode validated,
       SqlValidator validator,
       CalciteCatalogReader catalog,
       JavaTypeFactoryImpl types) {
@@ -200,7 +198,7 @@ public final class ViewQueryBinder {
     return !found.isEmpty();
   }
 
-  private static void rejectNonDeterministic(SqlSelect select) throws InvalidViewException {
+  private static void rejectNonDeterministic(SqlNode select) throws InvalidViewException {
     List<SqlCall> offenders = new ArrayList<>();
     select.accept(
         new SqlBasicVisitor<Void>() {
@@ -223,7 +221,7 @@ public final class ViewQueryBinder {
   }
 
   /** approx_percentile needs a constant percentage in [0, 1], as in Trino. */
-  private static void checkPercentages(SqlSelect select) throws InvalidViewException {
+  private static void checkPercentages(SqlNode select) throws InvalidViewException {
     List<SqlCall> calls = new ArrayList<>();
     select.accept(
         new SqlBasicVisitor<Void>() {
@@ -319,37 +317,5 @@ public final class ViewQueryBinder {
       case TIMESTAMP, TIMESTAMP_NS -> Types.TimestampType.withoutZone();
       case TIMESTAMPTZ, TIMESTAMPTZ_NS -> Types.TimestampType.withZone();
     };
-  }
-
-  /** Source columns referenced anywhere in the query, in source schema order. */
-  private static List<String> requiredColumns(SqlSelect select, Schema sourceSchema) {
-    Set<String> referenced = new LinkedHashSet<>();
-    select.accept(
-        new SqlBasicVisitor<Void>() {
-          @Override
-          public Void visit(SqlIdentifier id) {
-            if (!id.isStar()) {
-              referenced.add(id.names.get(id.names.size() - 1).toLowerCase(Locale.ROOT));
-            }
-            return null;
-          }
-
-          @Override
-          public Void visit(SqlCall call) {
-            if (call.getKind() == SqlKind.AS) {
-              // The alias is a name, not a column reference.
-              call.operand(0).accept(this);
-              return null;
-            }
-            return super.visit(call);
-          }
-        });
-    List<String> required = new ArrayList<>();
-    for (Types.NestedField column : sourceSchema.columns()) {
-      if (referenced.contains(column.name().toLowerCase(Locale.ROOT))) {
-        required.add(column.name());
-      }
-    }
-    return required;
   }
 }

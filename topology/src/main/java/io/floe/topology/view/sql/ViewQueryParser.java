@@ -3,7 +3,6 @@ package io.floe.topology.view.sql;
 import io.floe.topology.bucket.Granularity;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
-import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewRule;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -28,7 +27,6 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlCharStringLiteral;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlIntervalLiteral;
-import org.apache.calcite.sql.SqlJoin;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
@@ -37,6 +35,7 @@ import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlUnknownLiteral;
+import org.apache.calcite.sql.SqlWith;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
@@ -48,11 +47,12 @@ import org.apache.calcite.util.Litmus;
 
 /**
  * Parses a view query (Trino's dialect, through Calcite's Babel parser) and checks the rules that
- * depend only on its structure: one source table, no joins, CTEs, subqueries, set operations,
- * ordering, limits or window functions, and exactly one bucket that is both a GROUP BY key and an
- * output column: {@code date_trunc(unit, ts)}, {@code date_bin(stride, ts[, origin])} or Trino's
- * n-minute idiom ({@link Granularity}). Type checks against the source schema follow in {@link
- * ViewQueryBinder}.
+ * depend only on its structure: one source table, read directly or through a chain of subqueries in
+ * FROM and WITH queries that filter and project it ({@link SourceChain}); no joins, subqueries in
+ * expressions, set operations, ordering, limits or window functions; and exactly one bucket,
+ * computed by the outer query, that is both a GROUP BY key and an output column: {@code
+ * date_trunc(unit, ts)}, {@code date_bin(stride, ts[, origin])} or Trino's n-minute idiom ({@link
+ * Granularity}). Type checks against the source schema follow in {@link ViewQueryBinder}.
  */
 public final class ViewQueryParser {
 
@@ -107,8 +107,9 @@ public final class ViewQueryParser {
    * @throws InvalidViewException naming the first rule the query breaks and where
    */
   public static ParsedViewQuery parse(String sql) throws InvalidViewException {
-    SqlSelect select = parseSelect(sql);
-    TableName source = sourceOf(select);
+    SqlNode query = parseQuery(sql);
+    SqlSelect select = outerSelect(query);
+    SourceChain chain = SourceChain.of(query, select);
     rejectNestedQueriesAndWindows(select);
     Map<String, SqlNode> outputs = outputColumns(select);
     List<Bucket> buckets = bucketExpressions(select);
@@ -118,8 +119,8 @@ public final class ViewQueryParser {
     SqlParserPos at = bucket.column().getParserPosition();
     return new ParsedViewQuery(
         sql,
-        source,
-        bucket.column().names.get(bucket.column().names.size() - 1),
+        chain.source(),
+        chain.sourceColumn(bucket.column()),
         bucket.granularity(),
         bucketOutput,
         List.copyOf(outputs.keySet()),
@@ -134,6 +135,14 @@ public final class ViewQueryParser {
    * walks it.
    */
   static SqlSelect parseSelect(String sql) throws InvalidViewException {
+    return outerSelect(parseQuery(sql));
+  }
+
+  /**
+   * Parses the query text: a SELECT, or a WITH whose body is one; a query past {@link
+   * #MAX_QUERY_LENGTH} or {@link #MAX_NESTING} is refused before anything recursive walks it.
+   */
+  static SqlNode parseQuery(String sql) throws InvalidViewException {
     checkTextLimits(sql);
     SqlNode node;
     try {
@@ -152,12 +161,22 @@ public final class ViewQueryParser {
       throw tooDeep(0, 0, "Calcite's parser ran out of stack");
     }
     checkTreeDepth(node);
-    if (node instanceof SqlOrderBy orderBy) {
-      rejectOrderingAndLimits(orderBy.orderList, orderBy.fetch, orderBy.offset);
-      node = orderBy.query;
-    }
-    if (node.getKind() == SqlKind.WITH) {
-      throw invalid(ViewRule.CTE, node, null);
+    outerSelect(node);
+    return node;
+  }
+
+  /** The outer SELECT of a parsed query: itself, or the body of its WITH. */
+  static SqlSelect outerSelect(SqlNode query) throws InvalidViewException {
+    SqlNode node = query;
+    while (true) {
+      if (node instanceof SqlOrderBy orderBy) {
+        rejectOrderingAndLimits(orderBy.orderList, orderBy.fetch, orderBy.offset, null);
+        node = orderBy.query;
+      } else if (node instanceof SqlWith with) {
+        node = with.body;
+      } else {
+        break;
+      }
     }
     if (node.getKind().belongsTo(SqlKind.SET_QUERY)) {
       throw invalid(ViewRule.SET_OPERATION, node, node.getKind().sql);
@@ -165,55 +184,25 @@ public final class ViewQueryParser {
     if (!(node instanceof SqlSelect select)) {
       throw invalid(ViewRule.NOT_A_QUERY, node, node.getKind().sql);
     }
-    rejectOrderingAndLimits(select.getOrderList(), select.getFetch(), select.getOffset());
+    rejectOrderingAndLimits(select.getOrderList(), select.getFetch(), select.getOffset(), null);
     return select;
   }
 
-  private static void rejectOrderingAndLimits(SqlNodeList orderList, SqlNode fetch, SqlNode offset)
+  static void rejectOrderingAndLimits(
+      SqlNodeList orderList, SqlNode fetch, SqlNode offset, String detail)
       throws InvalidViewException {
     if (orderList != null && !orderList.isEmpty()) {
-      throw invalid(ViewRule.ORDER_BY, orderList.get(0), null);
+      throw invalid(ViewRule.ORDER_BY, orderList.get(0), detail);
     }
     if (fetch != null) {
-      throw invalid(ViewRule.LIMIT, fetch, null);
+      throw invalid(ViewRule.LIMIT, fetch, detail);
     }
     if (offset != null) {
-      throw invalid(ViewRule.OFFSET, offset, null);
+      throw invalid(ViewRule.OFFSET, offset, detail);
     }
   }
 
-  private static TableName sourceOf(SqlSelect select) throws InvalidViewException {
-    SqlNode from = select.getFrom();
-    if (from == null) {
-      throw invalid(ViewRule.SOURCE_TABLE, select, "the query has no FROM clause");
-    }
-    if (from.getKind() == SqlKind.AS) {
-      from = ((SqlCall) from).operand(0);
-    }
-    if (from instanceof SqlJoin) {
-      throw invalid(ViewRule.JOIN, from, null);
-    }
-    if (from.getKind() == SqlKind.WITH) {
-      throw invalid(ViewRule.CTE, from, null);
-    }
-    if (from.getKind() == SqlKind.SELECT
-        || from.getKind() == SqlKind.ORDER_BY
-        || from.getKind().belongsTo(SqlKind.SET_QUERY)) {
-      throw invalid(ViewRule.SUBQUERY, from, "in FROM");
-    }
-    if (!(from instanceof SqlIdentifier table)) {
-      throw invalid(ViewRule.SOURCE_TABLE, from, from.toString());
-    }
-    if (table.names.size() < 3) {
-      throw invalid(
-          ViewRule.SOURCE_TABLE,
-          from,
-          "'" + String.join(".", table.names) + "' must be qualified as catalog.namespace.table");
-    }
-    return TableName.of(table.names);
-  }
-
-  private static void rejectNestedQueriesAndWindows(SqlSelect select) throws InvalidViewException {
+  static void rejectNestedQueriesAndWindows(SqlSelect select) throws InvalidViewException {
     if (select.getWindowList() != null && !select.getWindowList().isEmpty()) {
       throw invalid(ViewRule.WINDOW_FUNCTION, select.getWindowList().get(0), null);
     }
@@ -714,9 +703,7 @@ public final class ViewQueryParser {
               wrapped.add(call);
               return null;
             }
-            if (call.getOperator().isAggregator()
-                || KNOWN_AGGREGATES.contains(
-                    call.getOperator().getName().toLowerCase(Locale.ROOT))) {
+            if (isAggregate(call)) {
               // Inside an aggregate, a bucket is an argument, not the bucket.
               return null;
             }
@@ -726,6 +713,12 @@ public final class ViewQueryParser {
     if (!wrapped.isEmpty()) {
       throw invalid(ViewRule.WRAPPED_BUCKET, expression, expression.toString());
     }
+  }
+
+  /** Whether {@code call} is an aggregate function, known by name before validation. */
+  static boolean isAggregate(SqlCall call) {
+    return call.getOperator().isAggregator()
+        || KNOWN_AGGREGATES.contains(call.getOperator().getName().toLowerCase(Locale.ROOT));
   }
 
   /** Aggregate names as the parser leaves them, unresolved: see {@link TrinoOperatorTable}. */

@@ -111,8 +111,8 @@ public class ViewQueryParserTest {
       textBlock =
           """
           JOIN                  | SELECT date_trunc('day', t.ts) AS d, count(*) AS n FROM lake.m.trades t JOIN lake.m.symbols s ON t.symbol = s.ticker GROUP BY 1 | 1 | 73
-          CTE                   | WITH f AS (SELECT ts FROM lake.m.trades) SELECT date_trunc('day', ts) AS d, count(*) AS n FROM f GROUP BY 1 | 1 | 1
-          SUBQUERY              | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM (SELECT ts FROM lake.m.trades) s GROUP BY 1 | 1 | 56
+          CTE                   | WITH f AS (SELECT ts FROM lake.m.trades), g AS (SELECT ts FROM lake.m.trades) SELECT date_trunc('day', ts) AS d, count(*) AS n FROM f GROUP BY 1 | 1 | 43
+          NESTED_AGGREGATE      | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM (SELECT ts FROM lake.m.trades GROUP BY ts) s GROUP BY 1 | 1 | 94
           SUBQUERY              | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM lake.m.trades WHERE symbol IN (SELECT ticker FROM lake.m.symbols) GROUP BY 1 | 1 | 86
           SUBQUERY              | SELECT date_trunc('day', ts) AS d, (SELECT max(x) FROM lake.m.other) AS m FROM lake.m.trades GROUP BY 1 | 1 | 36
           SUBQUERY              | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM lake.m.trades WHERE EXISTS (SELECT 1 FROM lake.m.symbols) GROUP BY 1 | 1 | 82

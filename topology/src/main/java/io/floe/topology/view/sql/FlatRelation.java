@@ -1,0 +1,110 @@
+package io.floe.topology.view.sql;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.calcite.plan.Contexts;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.tools.RelBuilder;
+import org.apache.calcite.tools.RelBuilderFactory;
+import org.apache.calcite.util.ImmutableBitSet;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Types;
+
+/**
+ * The relational plan of a view query in the one shape the engine evaluates and that a flat query
+ * has: projections and filters over the source scan, the aggregate, and the outer query's HAVING
+ * and projection above it. Subqueries in FROM and WITH queries convert to a Project and Filter
+ * each; Calcite's rules merge them into the flat query's nodes.
+ */
+final class FlatRelation {
+
+  /**
+   * Builds the merged nodes without simplifying their expressions: the flat query's plan keeps them
+   * as written ({@code CAST(100):DOUBLE}, not {@code 100.0E0}), and so does the merged one.
+   */
+  private static final RelBuilderFactory AS_WRITTEN =
+      RelBuilder.proto(Contexts.of(RelBuilder.Config.DEFAULT.withSimplify(false)));
+
+  /**
+   * Pushes filters below projections, then merges adjacent filters and adjacent projections and
+   * drops the projections that pass every column through: a chain of subqueries ends as the one
+   * Filter and Project a flat query converts to. A flat query's plan has no filter over a
+   * projection and no two adjacent filters or projections below its aggregate, so the rules leave
+   * that part of it as the converter built it.
+   */
+  private static final HepProgram FLATTEN =
+      HepProgram.builder()
+          .addRuleCollection(
+              List.of(
+                  CoreRules.FILTER_PROJECT_TRANSPOSE
+                      .config
+                      .withRelBuilderFactory(AS_WRITTEN)
+                      .toRule(),
+                  CoreRules.FILTER_MERGE.config.withRelBuilderFactory(AS_WRITTEN).toRule(),
+                  CoreRules.PROJECT_MERGE.config.withRelBuilderFactory(AS_WRITTEN).toRule(),
+                  CoreRules.PROJECT_REMOVE.config.withRelBuilderFactory(AS_WRITTEN).toRule()))
+          .build();
+
+  private FlatRelation() {}
+
+  /** The flat form of {@code relation}. */
+  static RelNode flatten(RelNode relation) {
+    HepPlanner planner = new HepPlanner(FLATTEN);
+    planner.setRoot(relation);
+    return planner.findBestExp();
+  }
+
+  /**
+   * The source columns the plan reads below its aggregate, in source schema order: the group keys
+   * and aggregate arguments, traced down through projections, and every column a filter tests.
+   */
+  static List<String> sourceColumnsRead(RelNode relation, Schema sourceSchema) {
+    RelNode node = relation;
+    while (!(node instanceof Aggregate)) {
+      node = node.getInput(0);
+    }
+    Aggregate aggregate = (Aggregate) node;
+    ImmutableBitSet.Builder used = ImmutableBitSet.builder();
+    used.addAll(aggregate.getGroupSet());
+    for (AggregateCall call : aggregate.getAggCallList()) {
+      used.addAll(call.getArgList());
+      if (call.filterArg >= 0) {
+        used.set(call.filterArg);
+      }
+      used.addAll(call.collation.getKeys());
+    }
+    ImmutableBitSet columns = used.build();
+    node = aggregate.getInput();
+    while (!(node instanceof TableScan)) {
+      if (node instanceof Project project) {
+        ImmutableBitSet.Builder below = ImmutableBitSet.builder();
+        for (int i : columns) {
+          below.addAll(RelOptUtil.InputFinder.bits(project.getProjects().get(i)));
+        }
+        columns = below.build();
+      } else if (node instanceof Filter filter) {
+        columns = columns.union(RelOptUtil.InputFinder.bits(filter.getCondition()));
+      } else {
+        // A node the engine cannot evaluate, which compiling the plan rejects: it may read all.
+        columns =
+            columns.union(ImmutableBitSet.range(node.getInput(0).getRowType().getFieldCount()));
+      }
+      node = node.getInput(0);
+    }
+    List<String> read = new ArrayList<>();
+    List<Types.NestedField> fields = sourceSchema.columns();
+    for (int i : columns) {
+      read.add(fields.get(i).name());
+    }
+    return read;
+  }
+}
