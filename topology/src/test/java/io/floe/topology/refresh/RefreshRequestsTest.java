@@ -64,8 +64,8 @@ class RefreshRequestsTest {
     properties.put(CatalogProperties.FILE_IO_IMPL, OpenCountingFileIO.class.getName());
     lake =
         IcebergFixture.create(
-            CountingFileIO.install(
-                FileCaches.catalogProperties(properties, FileCaches.DEFAULT_BYTES)));
+            FileCaches.catalogProperties(
+                CountingFileIO.install(properties), FileCaches.DEFAULT_BYTES));
     trades = lake.createTrades("market", "trades");
     // Row groups of a few hundred rows, each column chunk in pages of 100 rows.
     trades
@@ -172,7 +172,7 @@ class RefreshRequestsTest {
     RefreshOutcome outcome = refresh(s2, s1);
 
     // Then it asked the store for no file's length: the manifest lists' lengths (which table
-    // metadata does not record, and Iceberg's manifest cache asks for) are known from writing or
+    // metadata does not record, and Iceberg's Avro reader asks for) are known from writing or
     // reading them (a HEAD in each of plan, write and commit before)
     assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
     assertThat(outcome.requests().count(RequestKind.HEAD))
