@@ -11,6 +11,7 @@ import io.floe.app.service.CommitNotices;
 import io.floe.app.service.ViewCommands;
 import io.floe.app.service.ViewWrites;
 import io.floe.app.views.ValidatedViewJson;
+import io.floe.app.views.ViewDraft;
 import io.floe.app.views.ViewNode;
 import io.floe.app.views.ViewsFile;
 import io.floe.app.views.ViewsFileException;
@@ -450,24 +451,14 @@ public final class HttpApi implements AutoCloseable {
 
   /** Live validation for the UI: the query (and, optionally, the rest of a definition). */
   private void validate(Context ctx) {
-    ViewNode.Mapping sent = body(ctx.body());
-    // A query alone is checked as a view of stand-in name and target, which the answer leaves out.
-    ViewNode.Mapping request =
-        withDefault(withDefault(sent, "name", "validate"), "target", "validate.validate.validate");
-    ViewDefinition view;
+    ViewDraft draft;
     try {
-      view = ViewsFile.view(REQUEST, request);
+      draft = ViewsFile.draft(REQUEST, body(ctx.body()));
     } catch (ViewsFileException e) {
       ctx.json(ViewJson.invalid(e.getMessage(), Map.of()));
       return;
     }
-    ObjectNode answer = ValidatedViewJson.forWrite(check(view));
-    for (String standIn : List.of("name", "target")) {
-      if (sent.get(standIn).filter(given -> !given.isNull()).isEmpty()) {
-        answer.putNull(standIn);
-      }
-    }
-    ctx.json(answer);
+    ctx.json(ValidatedViewJson.forDraft(draft, draft.validate(catalogs.schemaLookup())));
   }
 
   private ViewDefinition parse(String body, String pathName) {
@@ -515,12 +506,6 @@ public final class HttpApi implements AutoCloseable {
     } catch (ViewsFileException e) {
       throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage(), Map.of());
     }
-  }
-
-  private static ViewNode.Mapping withDefault(ViewNode.Mapping request, String key, String value) {
-    return request.get(key).filter(node -> !node.isNull()).isPresent()
-        ? request
-        : request.with(key, value);
   }
 
   /** A view as listed, from its compiled form in the index. */
