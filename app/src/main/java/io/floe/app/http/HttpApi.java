@@ -105,6 +105,7 @@ public final class HttpApi implements AutoCloseable {
   private final ViewIndex views;
   private final Duration maxStaleness;
   private final ViewWrites writes;
+  private final StoreLagCache storeLags = new StoreLagCache();
   private volatile KafkaStreams streams;
   private volatile ViewStates states;
   private volatile long acceptableRecoveryLag;
@@ -275,7 +276,8 @@ public final class HttpApi implements AutoCloseable {
    * waits for before it stops the next instance: Kafka Streams is RUNNING (every active task
    * restored; not while a rebalance hands tasks out and the stores it took restore) and every store
    * partition it keeps, standbys included, is within {@code acceptable.recovery.lag} records of its
-   * changelog's end, Kafka Streams' own measure of a copy that can take a task over.
+   * changelog's end, Kafka Streams' own measure of a copy that can take a task over. The lags are
+   * asked of the broker at most once per {@link StoreLagCache#INTERVAL}.
    */
   private void ready(Context ctx) {
     KafkaStreams s = streams;
@@ -284,7 +286,7 @@ public final class HttpApi implements AutoCloseable {
     body.put("streams", String.valueOf(state));
     boolean ready = false;
     if (state == KafkaStreams.State.RUNNING) {
-      OptionalLong behind = storePartitionsBehind(s);
+      OptionalLong behind = storeLags.behind(s, () -> storePartitionsBehind(s));
       behind.ifPresent(n -> body.put("storePartitionsBehind", n));
       ready = behind.isPresent() && behind.getAsLong() == 0;
     }
