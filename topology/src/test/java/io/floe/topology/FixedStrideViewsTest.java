@@ -109,20 +109,16 @@ class FixedStrideViewsTest {
     // When a fresh trade is appended
     long append =
         lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T11:32:10Z", 12.5, 1L, "S")));
-    floe.announce("lake.market.trades");
-    floe.idle(Duration.ofSeconds(2));
-    assertThat(floe.events())
+    List<RefreshEvent> appendRefresh = announced(name, query, append);
+    assertThat(appendRefresh)
         .singleElement()
         .extracting(RefreshEvent::getMode)
         .isEqualTo(RefreshMode.INCREMENTAL);
-    OracleAssertions.assertMatches(floe.target(name), trades, append, query);
 
     // When a late trade lands in an old bucket, only that bucket is recomputed
     long late =
         lake.append(trades, List.of(lake.trade("MSFT", "2026-04-08T10:05:00Z", 95.0, 9L, "S")));
-    floe.announce("lake.market.trades");
-    floe.idle(Duration.ofSeconds(2));
-    List<RefreshEvent> lateRefresh = floe.events();
+    List<RefreshEvent> lateRefresh = announced(name, query, late);
     assertThat(lateRefresh)
         .singleElement()
         .extracting(RefreshEvent::getMode)
@@ -132,16 +128,13 @@ class FixedStrideViewsTest {
         .isEqualTo(Instant.parse(lateBucketStart));
     assertThat(lateRefresh.get(0).getDirtyRanges().get(0).getEnd())
         .isEqualTo(Instant.parse(lateBucketEnd));
-    OracleAssertions.assertMatches(floe.target(name), trades, late, query);
 
     // When rows are deleted
     long delete =
         lake.deleteByPosition(
             trades,
             r -> r.getField("symbol").equals("MSFT") && ((Long) r.getField("quantity")) == 1L);
-    floe.announce("lake.market.trades");
-    floe.idle(Duration.ofSeconds(2));
-    OracleAssertions.assertMatches(floe.target(name), trades, delete, query);
+    announced(name, query, delete);
 
     // When rows are overwritten, some into other buckets
     long overwrite =
@@ -151,13 +144,25 @@ class FixedStrideViewsTest {
             List.of(
                 lake.trade("AAPL", "2026-04-08T10:03:00Z", 20.0, 10L, "B"),
                 lake.trade("AAPL", "2026-04-08T12:00:00Z", 21.0, 11L, "S")));
-    floe.announce("lake.market.trades");
-    floe.idle(Duration.ofSeconds(2));
+    announced(name, query, overwrite);
 
-    // Then the view equals the query evaluated from scratch
-    OracleAssertions.assertMatches(floe.target(name), trades, overwrite, query);
+    // Then the view equals the query evaluated from scratch (announced() asks the oracle)
     assertThat(floe.target(name).currentSnapshot().summary())
         .containsEntry("floe.source-snapshot-id", Long.toString(overwrite));
+  }
+
+  /**
+   * Announces the source's commit {@code snapshot}, waits until Floe is idle and checks that view
+   * {@code name} then equals {@code query} evaluated from scratch at that snapshot.
+   *
+   * @return the refresh events Floe published meanwhile
+   */
+  private List<RefreshEvent> announced(String name, String query, long snapshot) {
+    floe.announce("lake.market.trades");
+    floe.idle(Duration.ofSeconds(2));
+    List<RefreshEvent> events = floe.events();
+    OracleAssertions.assertMatches(floe.target(name), trades, snapshot, query);
+    return events;
   }
 
   @Test

@@ -49,8 +49,8 @@ public final class CatalogConfig implements AutoCloseable {
   }
 
   /**
-   * The catalogs declared in {@code config}, each with its share of Iceberg's manifest cache
-   * ({@link FileCaches}, of {@code floe.cache.bytes}).
+   * The catalogs declared in {@code config}, whose immutable files are cached within {@code
+   * floe.cache.bytes} ({@link FileCaches}).
    */
   public static CatalogConfig from(Properties config) {
     Map<String, Map<String, String>> catalogs = new TreeMap<>();
@@ -115,9 +115,13 @@ public final class CatalogConfig implements AutoCloseable {
     return built.computeIfAbsent(name, this::build);
   }
 
-  /** The Iceberg properties catalog {@code name} is built with. */
+  /**
+   * The Iceberg properties catalog {@code name} is built with: its requests counted and its
+   * immutable files cached by {@link CountingFileIO}, or, where Floe cannot wrap its FileIO, with
+   * Iceberg's manifest cache ({@link FileCaches#catalogProperties}).
+   */
   Map<String, String> icebergProperties(String name) {
-    Map<String, String> catalogProperties = properties.get(name);
+    Map<String, String> catalogProperties = CountingFileIO.install(properties.get(name));
     return cacheBytes > 0
         ? FileCaches.catalogProperties(catalogProperties, cacheBytes, properties.size())
         : catalogProperties;
@@ -126,9 +130,7 @@ public final class CatalogConfig implements AutoCloseable {
   private Catalog build(String name) {
     try {
       return CatalogUtil.buildIcebergCatalog(
-          name,
-          CountingFileIO.install(icebergProperties(name)),
-          HadoopConfigurations.forCatalogs());
+          name, icebergProperties(name), HadoopConfigurations.forCatalogs());
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
           "cannot build catalog '" + name + "': " + Secrets.text(e.getMessage()), e);

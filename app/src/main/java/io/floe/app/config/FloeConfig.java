@@ -326,16 +326,17 @@ public final class FloeConfig extends AbstractConfig {
               FileCaches.DEFAULT_BYTES,
               Range.atLeast(0),
               Importance.LOW,
-              "Heap, in bytes, that caches of files which never change once written take: half"
-                  + " for the manifests and manifest lists of all catalogs (Iceberg's manifest"
-                  + " cache, shared out between the catalogs; a catalog that sets"
-                  + " io.manifest.cache-enabled or its other keys keeps its own), half for the"
-                  + " footers of Parquet data files and the content of table metadata files, and"
-                  + " of the metadata files, manifest lists and manifests Floe writes (up to 8 MiB"
-                  + " a file), which its commits and next refreshes read back. Each such file is"
-                  + " read once while it fits,"
-                  + " instead of by every stage of every refresh: on an object store a read is a"
-                  + " request. 0 turns the caches off.");
+              "Heap, in bytes, that Floe's one cache of files which never change once written"
+                  + " takes: the footers of Parquet data files, and the content of the table"
+                  + " metadata files, manifest lists and manifests of every catalog (up to 8 MiB a"
+                  + " file; of a larger one only its length), those Floe reads and those it writes,"
+                  + " which its commits and next refreshes read back. Each such file is read once"
+                  + " while it fits, instead of by every stage of every refresh: on an object store"
+                  + " a read is a request. Iceberg's manifest cache stays off, except for a catalog"
+                  + " whose FileIO Floe cannot wrap (catalog-impl without io-impl), which gets it"
+                  + " with its share of half these bytes; a catalog that sets"
+                  + " io.manifest.cache-enabled or its other keys keeps them. 0 turns the caches"
+                  + " off.");
 
   private final Path baseDirectory;
   private final Map<String, String> raw;

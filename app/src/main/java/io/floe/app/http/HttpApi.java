@@ -11,6 +11,7 @@ import io.floe.app.service.CommitNotices;
 import io.floe.app.service.ViewCommands;
 import io.floe.app.service.ViewWrites;
 import io.floe.app.views.ValidatedViewJson;
+import io.floe.app.views.ViewDraft;
 import io.floe.app.views.ViewNode;
 import io.floe.app.views.ViewsFile;
 import io.floe.app.views.ViewsFileException;
@@ -104,6 +105,7 @@ public final class HttpApi implements AutoCloseable {
   private final ViewIndex views;
   private final Duration maxStaleness;
   private final ViewWrites writes;
+  private final StoreLagCache storeLags = new StoreLagCache();
   private volatile KafkaStreams streams;
   private volatile ViewStates states;
   private volatile long acceptableRecoveryLag;
@@ -274,7 +276,8 @@ public final class HttpApi implements AutoCloseable {
    * waits for before it stops the next instance: Kafka Streams is RUNNING (every active task
    * restored; not while a rebalance hands tasks out and the stores it took restore) and every store
    * partition it keeps, standbys included, is within {@code acceptable.recovery.lag} records of its
-   * changelog's end, Kafka Streams' own measure of a copy that can take a task over.
+   * changelog's end, Kafka Streams' own measure of a copy that can take a task over. The lags are
+   * asked of the broker at most once per {@link StoreLagCache#INTERVAL}.
    */
   private void ready(Context ctx) {
     KafkaStreams s = streams;
@@ -283,7 +286,7 @@ public final class HttpApi implements AutoCloseable {
     body.put("streams", String.valueOf(state));
     boolean ready = false;
     if (state == KafkaStreams.State.RUNNING) {
-      OptionalLong behind = storePartitionsBehind(s);
+      OptionalLong behind = storeLags.behind(s, () -> storePartitionsBehind(s));
       behind.ifPresent(n -> body.put("storePartitionsBehind", n));
       ready = behind.isPresent() && behind.getAsLong() == 0;
     }
@@ -450,24 +453,14 @@ public final class HttpApi implements AutoCloseable {
 
   /** Live validation for the UI: the query (and, optionally, the rest of a definition). */
   private void validate(Context ctx) {
-    ViewNode.Mapping sent = body(ctx.body());
-    // A query alone is checked as a view of stand-in name and target, which the answer leaves out.
-    ViewNode.Mapping request =
-        withDefault(withDefault(sent, "name", "validate"), "target", "validate.validate.validate");
-    ViewDefinition view;
+    ViewDraft draft;
     try {
-      view = ViewsFile.view(REQUEST, request);
+      draft = ViewsFile.draft(REQUEST, body(ctx.body()));
     } catch (ViewsFileException e) {
       ctx.json(ViewJson.invalid(e.getMessage(), Map.of()));
       return;
     }
-    ObjectNode answer = ValidatedViewJson.forWrite(check(view));
-    for (String standIn : List.of("name", "target")) {
-      if (sent.get(standIn).filter(given -> !given.isNull()).isEmpty()) {
-        answer.putNull(standIn);
-      }
-    }
-    ctx.json(answer);
+    ctx.json(ValidatedViewJson.forDraft(draft, draft.validate(catalogs.schemaLookup())));
   }
 
   private ViewDefinition parse(String body, String pathName) {
@@ -515,12 +508,6 @@ public final class HttpApi implements AutoCloseable {
     } catch (ViewsFileException e) {
       throw new ApiException(HttpStatus.BAD_REQUEST, e.getMessage(), Map.of());
     }
-  }
-
-  private static ViewNode.Mapping withDefault(ViewNode.Mapping request, String key, String value) {
-    return request.get(key).filter(node -> !node.isNull()).isPresent()
-        ? request
-        : request.with(key, value);
   }
 
   /** A view as listed, from its compiled form in the index. */

@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
+import io.floe.topology.view.TableName;
 import io.floe.topology.view.ValidatedView;
+import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.sql.FlatQuery;
+import java.time.ZoneId;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -25,7 +28,8 @@ public final class ValidatedViewJson {
 
   /** The view as {@code floe validate} judges it: valid only when nothing is wrong. */
   public static ObjectNode of(ValidatedView checked) {
-    return write(checked, checked.isValid());
+    ViewDefinition view = checked.definition();
+    return write(checked, checked.isValid(), view.name(), view.target(), view.zone());
   }
 
   /**
@@ -33,12 +37,26 @@ public final class ValidatedViewJson {
    * exist yet, which a write accepts (the view starts once the table appears).
    */
   public static ObjectNode forWrite(ValidatedView checked) {
-    return write(checked, checked.isValid() || checked.sourceMissing());
+    ViewDefinition view = checked.definition();
+    return write(checked, asWrite(checked), view.name(), view.target(), view.zone());
   }
 
-  private static ObjectNode write(ValidatedView checked, boolean valid) {
+  /**
+   * A draft as a write would judge it ({@link #forWrite}), with the name and target it gives: null
+   * where it gives none.
+   */
+  public static ObjectNode forDraft(ViewDraft draft, ValidatedView checked) {
+    return write(checked, asWrite(checked), draft.name(), draft.target(), draft.zone());
+  }
+
+  private static boolean asWrite(ValidatedView checked) {
+    return checked.isValid() || checked.sourceMissing();
+  }
+
+  private static ObjectNode write(
+      ValidatedView checked, boolean valid, String name, TableName target, ZoneId zone) {
     ObjectNode node = JsonNodeFactory.instance.objectNode();
-    node.put("name", checked.definition().name());
+    node.put("name", name);
     node.put("valid", valid);
     node.put("error", checked.error());
     node.put("checked", checked.isSchemaChecked() ? "schema" : "structure");
@@ -51,13 +69,13 @@ public final class ValidatedViewJson {
     ParsedViewQuery query = checked.query();
     ViewPlan plan = checked.plan();
     node.put("source", query == null ? null : query.source().toString());
-    node.put("target", checked.definition().target().toString());
+    node.put("target", target == null ? null : target.toString());
     node.put(
         "bucketColumn",
         plan != null ? plan.bucketColumn() : query == null ? null : query.bucketColumn());
     node.put("bucketOutput", query == null ? null : query.bucketOutput());
     node.put("granularity", query == null ? null : query.granularity().unit());
-    node.put("timezone", checked.definition().zone().getId());
+    node.put("timezone", zone.getId());
     ArrayNode keys = node.putArray("groupKeys");
     if (query != null) {
       query.groupKeys().forEach(keys::add);

@@ -216,6 +216,28 @@ public final class ViewsFile {
     return view;
   }
 
+  /**
+   * Reads what a validate request gives of a view: the fields and checks of a views file entry, the
+   * name and target optional.
+   *
+   * @param source what the draft was read from, for messages
+   * @throws ViewsFileException listing every problem, each at its line and column
+   */
+  public static ViewDraft draft(String source, ViewNode node) throws ViewsFileException {
+    ViewsFile reader = new ViewsFile(source);
+    ViewDraft draft = reader.read(node, Fields.NAME_AND_TARGET_OPTIONAL);
+    if (draft == null) {
+      throw new ViewsFileException(String.join("\n", reader.problems));
+    }
+    return draft;
+  }
+
+  /** Which of a view's fields a reading requires. */
+  private enum Fields {
+    ALL_REQUIRED,
+    NAME_AND_TARGET_OPTIONAL
+  }
+
   /** The items of the top-level {@code views} list, or null after recording why there is none. */
   private List<ViewNode> viewsList(ViewNode root) {
     if (!(root instanceof ViewNode.Mapping mapping)) {
@@ -250,6 +272,20 @@ public final class ViewsFile {
   }
 
   private ViewDefinition view(ViewNode node) {
+    ViewDraft draft = read(node, Fields.ALL_REQUIRED);
+    return draft == null
+        ? null
+        : new ViewDefinition(
+            draft.name(),
+            draft.query(),
+            draft.target(),
+            draft.targetPartitioning(),
+            draft.zone(),
+            draft.refresh());
+  }
+
+  /** The view's fields, or null after recording every problem with them. */
+  private ViewDraft read(ViewNode node, Fields required) {
     if (!(node instanceof ViewNode.Mapping mapping)) {
       problems.add(at(node.at()) + "each view must be a mapping with name and query");
       return null;
@@ -275,7 +311,9 @@ public final class ViewsFile {
       }
     }
     if (name == null) {
-      problems.add(at(node.at()) + label + ": missing field 'name'");
+      if (required == Fields.ALL_REQUIRED) {
+        problems.add(at(node.at()) + label + ": missing field 'name'");
+      }
     } else if (!VIEW_NAME.matcher(name).matches()) {
       problems.add(
           at(valueAt(fields.get(NAME)))
@@ -283,7 +321,10 @@ public final class ViewsFile {
               + ": field 'name' must be letters, digits, '_', '-' or '.', at most 200");
     }
     String query = requiredText(fields, QUERY, node, label);
-    TableName target = target(fields, node, label);
+    TableName target =
+        required == Fields.ALL_REQUIRED || isGiven(fields.get(TARGET))
+            ? target(fields, node, label)
+            : null;
     List<TargetPartitionField> partitioning = partitioning(fields.get(TARGET_PARTITIONING), label);
     ZoneId zone = zone(fields.get(TIMEZONE), label);
     RefreshSettings refresh = refresh(fields.get(REFRESH), label);
@@ -291,7 +332,13 @@ public final class ViewsFile {
     if (problems.size() > before) {
       return null;
     }
-    return new ViewDefinition(name, query, target, partitioning, zone, refresh);
+    return new ViewDraft(
+        name, query, target, partitioning, zone == null ? ViewDefinition.UTC : zone, refresh);
+  }
+
+  /** Whether a field is there with a value: a JSON body may send null for a field it leaves out. */
+  private static boolean isGiven(ViewNode.Mapping.Field field) {
+    return field != null && !field.value().isNull();
   }
 
   private String requiredText(

@@ -3,6 +3,7 @@ package io.floe.app.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.topology.iceberg.CountingFileIO;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
@@ -41,35 +42,42 @@ class FloeConfigTest {
   }
 
   @Test
-  void shouldBuildEveryCatalogWithIcebergsManifestCacheSharingTheCacheBytes() {
-    // Given two catalogs, one of which sizes its manifest cache itself
+  void shouldCacheManifestsInFloesCacheAndIcebergsOnlyWhereFloeCannotWrapTheFileIo() {
+    // Given a catalog Floe wraps, one that sizes Iceberg's manifest cache itself, and one of a
+    // custom implementation whose FileIO Floe cannot wrap
     Properties p = minimal();
     p.setProperty("floe.cache.bytes", "100000000");
     p.setProperty("floe.catalog.other.type", "jdbc");
     p.setProperty("floe.catalog.other.io.manifest.cache.max-total-bytes", "1000");
+    p.setProperty("floe.catalog.custom.catalog-impl", "org.example.MyCatalog");
 
     // When their Iceberg properties are built
     CatalogConfig catalogs = FloeConfig.of(p, null).catalogs();
 
-    // Then each has the cache on, with a share of half the bytes unless it set its own
+    // Then the wrapped catalogs leave Iceberg's cache as they set it (Floe's cache serves their
+    // manifests), and the custom one has it on, with a share of half the bytes
     assertThat(catalogs.icebergProperties("lake"))
-        .containsEntry("io.manifest.cache-enabled", "true")
-        .containsEntry("io.manifest.cache.max-total-bytes", "25000000")
-        .containsEntry("io.manifest.cache.expiration-interval-ms", "0")
+        .containsEntry("io-impl", CountingFileIO.class.getName())
+        .doesNotContainKey("io.manifest.cache-enabled")
         .containsEntry("uri", "jdbc:sqlite:/tmp/c.db");
     assertThat(catalogs.icebergProperties("other"))
-        .containsEntry("io.manifest.cache-enabled", "true")
+        .doesNotContainKey("io.manifest.cache-enabled")
         .containsEntry("io.manifest.cache.max-total-bytes", "1000");
+    assertThat(catalogs.icebergProperties("custom"))
+        .containsEntry("io.manifest.cache-enabled", "true")
+        .containsEntry("io.manifest.cache.max-total-bytes", "16666666")
+        .containsEntry("io.manifest.cache.expiration-interval-ms", "0");
   }
 
   @Test
   void shouldLeaveIcebergsManifestCacheOffWhenTheCacheBytesAreZero() {
     Properties p = minimal();
     p.setProperty("floe.cache.bytes", "0");
+    p.setProperty("floe.catalog.custom.catalog-impl", "org.example.MyCatalog");
 
     CatalogConfig catalogs = FloeConfig.of(p, null).catalogs();
 
-    assertThat(catalogs.icebergProperties("lake")).doesNotContainKey("io.manifest.cache-enabled");
+    assertThat(catalogs.icebergProperties("custom")).doesNotContainKey("io.manifest.cache-enabled");
   }
 
   @Test

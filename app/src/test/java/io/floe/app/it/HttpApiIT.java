@@ -360,6 +360,31 @@ class HttpApiIT {
   }
 
   @Test
+  void shouldNameNoViewOrTargetAValidateRequestDidNotGive() throws Exception {
+    // Given a query alone with a time zone that does not exist, and a query with a name only
+    String query =
+        "SELECT symbol, date_trunc('hour', ts) AS h, count(*) AS n FROM lake.market.trades"
+            + " GROUP BY 1, 2";
+    String badZone =
+        JSON.createObjectNode().put("query", query).put("timezone", "Mars/Olympus").toString();
+    String named = JSON.createObjectNode().put("query", query).put("name", "hourly").toString();
+
+    // When each is validated
+    JsonNode zone = json(send("POST", "/api/validate", badZone, TOKEN));
+    JsonNode name = json(send("POST", "/api/validate", named, TOKEN));
+
+    // Then the error speaks of the view at its line, not of a name the request did not give, and
+    // the answers carry the name given and no target
+    assertThat(zone.get("valid").asBoolean()).isFalse();
+    assertThat(zone.get("error").asText())
+        .contains("view at line 1: field 'timezone'")
+        .doesNotContain("'validate'");
+    assertThat(name.get("valid").asBoolean()).as(name.toString()).isTrue();
+    assertThat(name.get("name").asText()).isEqualTo("hourly");
+    assertThat(name.get("target").isNull()).as(name.toString()).isTrue();
+  }
+
+  @Test
   void shouldAnswerAtOnceWithTheLimitAQueryPasses() throws Exception {
     // Given what a new user tried: 20,000 OR terms (8.3 s of CPU, then "syntax error at line 0,
     // column 0") and 3,000 nested parentheses (the same message)

@@ -1,7 +1,5 @@
 package io.floe.topology.iceberg;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -49,21 +47,21 @@ import org.apache.iceberg.util.SerializableSupplier;
  * its own. Looking up a file's length or existence is a HEAD unless its length was given. A written
  * file is one PUT, a deleted file one delete.
  *
- * <p>It also spares the one request the counts showed to be needless: a HEAD before each read of a
- * manifest list. Iceberg reads a manifest list through its manifest cache, which asks for the
- * file's length first (whether it fits), and table metadata does not record that length. A manifest
- * list never changes once written, so its length, once known, is remembered by path ({@value
- * #KNOWN_LENGTHS} of them): from writing it, or from reading it whole, which is what a length asked
- * of a manifest list not seen before does (one GET instead of a HEAD and a GET).
+ * <p>It reads a table metadata file, a manifest list or a manifest from the store once: each never
+ * changes once written, and resolve, detect and plan each load a table, read its current metadata
+ * file and walk its manifests. The content of such a file read is kept in {@link FileCaches} by
+ * location, the one home of what Floe knows of an immutable file (Iceberg's manifest cache is off
+ * for the catalogs this FileIO wraps: {@link FileCaches} says why); the catalog still says which
+ * metadata file is current, so nothing stale is served. What Floe writes itself and Iceberg reads
+ * back (a commit's new metadata file and manifest list, read as the commit refreshes the table and
+ * finds the snapshot it saved; the manifests, read by the next refresh's plan and maintenance) is
+ * kept as it is written, up to {@link FileCaches#contentLimit()} bytes a file, so the read-back
+ * costs no request; of a larger one only its length is kept.
  *
- * <p>And it reads a table metadata file once: resolve, detect and plan each load a table, and each
- * load reads the current metadata file, which never changes once written. The content of a metadata
- * file read is kept in {@link FileCaches} by location; the catalog still says which location is
- * current, so nothing stale is served. What Floe writes itself and Iceberg reads back (a commit's
- * new metadata file and manifest list, read as the commit refreshes the table and finds the
- * snapshot it saved; the manifests, read by the next refresh's plan and maintenance) is kept as it
- * is written, up to {@link FileCaches#contentLimit()} bytes a file, so the read-back costs no
- * request.
+ * <p>A file's length comes from that content too, which spares a HEAD before each read of a
+ * manifest list: table metadata does not record its length, and Iceberg's Avro reader asks for it.
+ * A length asked of a manifest list not seen before reads the file whole (one GET instead of a HEAD
+ * and a GET).
  */
 public final class CountingFileIO
     implements DelegateFileIO, SupportsStorageCredentials, HadoopConfigurable {
@@ -83,13 +81,6 @@ public final class CountingFileIO
           CatalogUtil.ICEBERG_CATALOG_TYPE_NESSIE, "org.apache.iceberg.hadoop.HadoopFileIO",
           CatalogUtil.ICEBERG_CATALOG_TYPE_REST, "org.apache.iceberg.io.ResolvingFileIO",
           CatalogUtil.ICEBERG_CATALOG_TYPE_GLUE, "org.apache.iceberg.aws.s3.S3FileIO");
-
-  /** Manifest lists whose length is remembered, about 200 bytes each. */
-  static final int KNOWN_LENGTHS = 100_000;
-
-  /** The lengths of manifest lists written or read whole by this process, by location. */
-  private static final Cache<String, Long> LENGTHS =
-      Caffeine.newBuilder().maximumSize(KNOWN_LENGTHS).build();
 
   private FileIO delegate;
   private Map<String, String> properties = Map.of();
@@ -215,13 +206,13 @@ public final class CountingFileIO
     return new CountedOutputFile(delegate.newOutputFile(path), path);
   }
 
-  /** The remembered length of the manifest list named {@code path} or {@code location}, or null. */
-  private static Long rememberedLength(String path, String location) {
-    Long known = LENGTHS.getIfPresent(path);
-    return known != null || path.equals(location) ? known : LENGTHS.getIfPresent(location);
+  /** The cached length of the file named {@code path} or {@code location}, or null. */
+  private static Long cachedLength(String path, String location) {
+    Long known = FileCaches.length(path);
+    return known != null || path.equals(location) ? known : FileCaches.length(location);
   }
 
-  /** Whether the file at {@code location} is a manifest list, whose length Floe remembers. */
+  /** Whether the file at {@code location} is a manifest list, whose length is read with it. */
   private static boolean isManifestList(String location) {
     return RequestKind.ofRead(location, 0, 0, -1) == RequestKind.MANIFEST_LIST;
   }
@@ -324,11 +315,11 @@ public final class CountingFileIO
   /** An input file whose streams and lookups are counted. */
   static final class CountedInputFile implements InputFile {
     private final InputFile delegate;
-    // As the caller named it, as the writer did: the key of a remembered length.
+    // As the caller named it, as the writer did: a key of the cached content or length.
     private final String path;
     private volatile long length;
     private volatile boolean lookedUp;
-    // A manifest list read whole to learn its length, served from here once.
+    // A file read whole to learn its length, served from here once (it may be too large to cache).
     private volatile InputFile whole;
 
     /**
@@ -346,27 +337,33 @@ public final class CountingFileIO
 
     @Override
     public long getLength() {
-      if (length < 0 && isManifestList(path)) {
-        Long known = rememberedLength(path, location());
+      if (length < 0 && isImmutableMetadata(path)) {
+        Long known = cachedLength(path, location());
         if (known != null) {
           length = known;
-        } else {
-          readWhole();
+        } else if (isManifestList(path)) {
+          whole = new InMemoryInputFile(location(), readWhole());
         }
       }
       if (length < 0) {
         lookUp();
         length = delegate.getLength();
+        if (isImmutableMetadata(path)) {
+          FileCaches.putLength(length, path, location());
+        }
       }
       return length;
     }
 
-    /** Reads the file in one request, learning its length without a HEAD. */
-    private void readWhole() {
+    /**
+     * Reads the file in one request and keeps its content (or, when too large, its length) in
+     * {@link FileCaches}, learning its length without a HEAD.
+     */
+    private byte[] readWhole() {
       byte[] bytes = readAll();
-      whole = new InMemoryInputFile(location(), bytes);
       length = bytes.length;
-      LENGTHS.put(path, length);
+      FileCaches.putContent(bytes, path, location());
+      return bytes;
     }
 
     @Override
@@ -376,13 +373,19 @@ public final class CountingFileIO
         whole = null;
         return read.newStream();
       }
-      if (isMetadataFile(path)) {
-        // Read whole, as a metadata file is parsed, and kept for the next load of the table.
-        byte[] bytes = readAll();
-        FileCaches.putContent(bytes, path, location());
-        return new InMemoryInputFile(location(), bytes).newStream();
+      if (isImmutableMetadata(path) && (isMetadataFile(path) || fitsTheCache())) {
+        // Read whole, as Iceberg reads these files to the end, and kept for the next reader: the
+        // next load of the table, the next plan walking the same manifests. A metadata file is
+        // parsed whole however large.
+        byte[] cached = FileCaches.content(path);
+        return new InMemoryInputFile(location(), cached != null ? cached : readWhole()).newStream();
       }
       return countedStream();
+    }
+
+    /** Whether the file is not known to be larger than the cache keeps. */
+    private boolean fitsTheCache() {
+      return FileCaches.contentLimit() > 0 && length <= FileCaches.contentLimit();
     }
 
     private SeekableInputStream countedStream() {
@@ -399,7 +402,7 @@ public final class CountingFileIO
 
     @Override
     public boolean exists() {
-      if (whole != null || length >= 0 && isManifestList(path)) {
+      if (whole != null || cachedLength(path, location()) != null) {
         return true;
       }
       lookUp();
@@ -579,8 +582,8 @@ public final class CountingFileIO
   }
 
   /**
-   * Counts the bytes written, and a PUT when the file is closed; remembers a manifest list's
-   * length, and keeps the content of a metadata file, manifest list or manifest written whole.
+   * Counts the bytes written, and a PUT when the file is closed; keeps the content of a metadata
+   * file, manifest list or manifest written whole, or its length when it is too large to keep.
    */
   private static final class CountedOutputStream extends PositionOutputStream {
     private final PositionOutputStream delegate;
@@ -651,16 +654,14 @@ public final class CountingFileIO
         closed = true;
         RequestTally.request(RequestKind.PUT);
         delegate.close();
+        // Only once the store has the file: a write that failed leaves nothing to serve. Under
+        // both names: a snapshot records the location the output file gives (Hadoop's normalised
+        // path), which need not be the one it was created with.
         if (content != null) {
-          // Only once the store has the file: a write that failed leaves nothing to serve.
           FileCaches.putContent(content.toByteArray(), path, location);
           content = null;
-        }
-        if (isManifestList(path)) {
-          // Under both names: a snapshot records the location the output file gives (Hadoop's
-          // normalised path), which need not be the one it was created with.
-          LENGTHS.put(path, written);
-          LENGTHS.put(location, written);
+        } else if (isImmutableMetadata(path)) {
+          FileCaches.putLength(written, path, location);
         }
       } else {
         delegate.close();

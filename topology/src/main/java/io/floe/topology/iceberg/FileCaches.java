@@ -4,24 +4,36 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 
 /**
- * The caches of files that never change once written, read by every stage of a refresh (resolve,
- * detect, plan, read, and the target's commits), bounded together by {@value #BYTES_CONFIG}: half
- * for manifests and manifest lists, in Iceberg's own manifest cache ({@code
- * io.manifest.cache-enabled}, one per catalog's {@code FileIO}, which {@code ManifestFiles} and
- * {@code ManifestLists} read through; the half is shared out between the catalogs), and half, in
- * one cache here, for the Parquet footers Floe's column reader reads, keyed by file path and
- * length, and for the content of files {@link CountingFileIO} serves without a request: table
- * metadata files read, and the metadata files, manifest lists and manifests Floe wrote itself
- * (which Iceberg reads back after a commit), keyed by location. A manifest is read once within the
+ * The one cache of what Floe knows of files that never change once written, read by every stage of
+ * a refresh (resolve, detect, plan, read, and the target's commits), bounded by {@value
+ * #BYTES_CONFIG}: the Parquet footers Floe's column reader reads, keyed by file path and length;
+ * the content of the table metadata files, manifest lists and manifests {@link CountingFileIO}
+ * reads or writes (up to {@link #contentLimit()} bytes a file), keyed by location; and, for such a
+ * file too large to keep, only its length. A file's length comes from here, from its content or
+ * that small entry, so that no HEAD precedes a read of a manifest list (table metadata does not
+ * record its length, and Iceberg's Avro reader asks for it). A manifest is read once within the
  * bound, a footer and a metadata file too; a read on an object store costs a request of 10-50 ms
  * before its first byte, whatever its size.
+ *
+ * <p>Iceberg's own manifest cache ({@code io.manifest.cache-enabled}) stays off for the catalogs
+ * whose FileIO Floe wraps: it would hold a second copy of the same manifests, and it is a poorer
+ * home for them. {@code ManifestFiles} keys it by {@code FileIO} instance (weakly, at most {@code
+ * iceberg.io.manifest.cache.fileio-max}, 8 by default, instances), so catalogs, and a REST
+ * catalog's per-table FileIOs (vended credentials), each start empty and evict one another, and
+ * before each read it asks the file's length. Keyed by location, one cache here serves every FileIO
+ * of the process. A catalog whose FileIO Floe cannot wrap (a {@code catalog-impl} without {@code
+ * io-impl}) gets Iceberg's cache instead, with its share of half the bound ({@link
+ * #catalogProperties}); a catalog that sets any of Iceberg's cache keys keeps them.
  *
  * <p>Nothing cached here can be stale: each key names a file Iceberg never rewrites in place (a
  * metadata file's name carries a UUID or a version that a commit claims once); which metadata file
@@ -38,11 +50,15 @@ public final class FileCaches {
   /** Iceberg's limit of one cached manifest, kept when the share is larger. */
   private static final long MAX_MANIFEST_BYTES = 8L * 1024 * 1024;
 
-  /** The heap a cached file's content takes beyond its bytes: key, array header, entry. */
+  /**
+   * The heap an entry of a file's content or length takes beyond the content's bytes: key, array
+   * header or boxed length, entry.
+   */
   private static final int CONTENT_OVERHEAD = 256;
 
-  // Footers (FooterKey -> ParquetMetadata) and file contents (ContentKey -> byte[]) share one
-  // bound, so that neither kind's share is fixed in advance.
+  // Footers (FooterKey -> ParquetMetadata), file contents (ContentKey -> byte[]) and the lengths
+  // of files too large to keep (ContentKey -> Long) share one bound, so that no kind's share is
+  // fixed in advance.
   private static volatile Cache<Object, Object> files = newCache(DEFAULT_BYTES);
   private static volatile long contentLimit = contentLimit(DEFAULT_BYTES);
 
@@ -58,12 +74,16 @@ public final class FileCaches {
   }
 
   /**
-   * The properties of one of {@code catalogs} catalogs with Iceberg's manifest cache on and given
-   * its share of {@code bytes}, entries kept until the cache is full (manifests never change): a
-   * catalog configured with any of the cache's properties keeps its own.
+   * The properties of one of {@code catalogs} catalogs, with Iceberg's manifest cache on and given
+   * its share of half of {@code bytes} only when its FileIO is not {@link CountingFileIO} (which
+   * serves manifests from the cache here), entries kept until the cache is full (manifests never
+   * change): a catalog configured with any of the cache's properties keeps its own.
    */
   public static Map<String, String> catalogProperties(
       Map<String, String> properties, long bytes, int catalogs) {
+    if (CountingFileIO.class.getName().equals(properties.get(CatalogProperties.FILE_IO_IMPL))) {
+      return properties;
+    }
     Map<String, String> cached = new HashMap<>(properties);
     long share = Math.max(1, bytes / 2 / Math.max(1, catalogs));
     cached.putIfAbsent(CatalogProperties.IO_MANIFEST_CACHE_ENABLED, "true");
@@ -75,7 +95,7 @@ public final class FileCaches {
     return cached;
   }
 
-  /** The properties of a process's only catalog with Iceberg's manifest cache on. */
+  /** The properties of a process's only catalog ({@link #catalogProperties(Map, long, int)}). */
   public static Map<String, String> catalogProperties(Map<String, String> properties, long bytes) {
     return catalogProperties(properties, bytes, 1);
   }
@@ -116,14 +136,56 @@ public final class FileCaches {
     return files.getIfPresent(new ContentKey(location)) instanceof byte[] bytes ? bytes : null;
   }
 
-  /** Caches {@code bytes} as the content of the file at each of {@code locations}. */
+  /** The number of entries the caches hold, of every kind. */
+  static long entries() {
+    Cache<Object, Object> cache = files;
+    cache.cleanUp();
+    return cache.estimatedSize();
+  }
+
+  /**
+   * The length of the file at {@code location}, from its cached content or the entry that records
+   * only its length, or null when neither is cached.
+   */
+  static Long length(String location) {
+    Object cached = files.getIfPresent(new ContentKey(location));
+    if (cached instanceof byte[] bytes) {
+      return (long) bytes.length;
+    }
+    return cached instanceof Long length ? length : null;
+  }
+
+  /**
+   * Caches {@code bytes} as the content of the file at each of {@code locations}, or only its
+   * length when it is larger than {@link #contentLimit()}.
+   */
   static void putContent(byte[] bytes, String... locations) {
-    if (bytes.length <= contentLimit) {
+    if (bytes.length > contentLimit) {
+      putLength(bytes.length, locations);
+      return;
+    }
+    Cache<Object, Object> cache = files;
+    for (String location : distinct(locations)) {
+      cache.put(new ContentKey(location), bytes);
+    }
+  }
+
+  /**
+   * Records the length of the file at each of {@code locations}, where its content is not cached
+   * (nothing while the caches are off).
+   */
+  static void putLength(long length, String... locations) {
+    if (contentLimit > 0) {
       Cache<Object, Object> cache = files;
-      for (String location : locations) {
-        cache.put(new ContentKey(location), bytes);
+      for (String location : distinct(locations)) {
+        cache.asMap().putIfAbsent(new ContentKey(location), length);
       }
     }
+  }
+
+  /** A file's names, each once: the name a caller gave and the FileIO's are often the same. */
+  private static Set<String> distinct(String... locations) {
+    return new LinkedHashSet<>(Arrays.asList(locations));
   }
 
   /** Forgets the content of the file at {@code location}: it is being written or was deleted. */
@@ -132,8 +194,8 @@ public final class FileCaches {
   }
 
   /**
-   * The largest file whose content is cached: Iceberg's limit of one cached manifest, or the
-   * cache's half when smaller (0 when the caches are off).
+   * The largest file whose content is cached: Iceberg's limit of one cached manifest, or half the
+   * bound when smaller (0 when the caches are off).
    */
   static long contentLimit() {
     return contentLimit;
@@ -145,15 +207,16 @@ public final class FileCaches {
 
   private static Cache<Object, Object> newCache(long bytes) {
     return Caffeine.newBuilder()
-        .maximumWeight(Math.max(1, bytes / 2))
+        .maximumWeight(Math.max(1, bytes))
         .weigher((Object key, Object value) -> weightOf(value))
         .build();
   }
 
   private static int weightOf(Object value) {
-    return value instanceof byte[] bytes
-        ? bytes.length + CONTENT_OVERHEAD
-        : weight((ParquetMetadata) value);
+    if (value instanceof byte[] bytes) {
+      return bytes.length + CONTENT_OVERHEAD;
+    }
+    return value instanceof Long ? CONTENT_OVERHEAD : weight((ParquetMetadata) value);
   }
 
   /**

@@ -4,7 +4,8 @@ package io.floe.topology.view;
  * The outcome of checking one view definition: what could be derived, and why it is invalid when it
  * is.
  *
- * @param definition the view as declared
+ * @param definition the view as declared, or null for a draft checked before it names the view or
+ *     its target ({@link ViewValidator#validateDraft})
  * @param query its structure, or null when the query does not parse or breaks a structural rule
  * @param plan its plan against the source schema, or null when the schema was not checked or the
  *     view is invalid

@@ -2,6 +2,7 @@ package io.floe.topology.view;
 
 import io.floe.topology.view.sql.ViewQueryBinder;
 import io.floe.topology.view.sql.ViewQueryParser;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -111,14 +112,35 @@ public final class ViewValidator {
     return result;
   }
 
+  /**
+   * Checks what a request gives of a view before it names the view or its target: its query, the
+   * target's partitioning and the time zone, against the source's schema when {@code lookup} is
+   * given. The result has no definition; nothing is checked as if it had a name or a target.
+   */
+  public static ValidatedView validateDraft(
+      String query, List<TargetPartitionField> partitioning, ZoneId zone, SchemaLookup lookup) {
+    return new ViewValidator(List.of(), lookup)
+        .checkUncached(
+            null, query, List.copyOf(partitioning), zone == null ? ViewDefinition.UTC : zone);
+  }
+
   private ValidatedView checkUncached(ViewDefinition view) {
+    return checkUncached(view, view.query(), view.targetPartitioning(), view.zone());
+  }
+
+  /**
+   * Checks a view's parts; {@code view} is its definition, or null for a draft, which no other
+   * view's target can be the source of.
+   */
+  private ValidatedView checkUncached(
+      ViewDefinition view, String sql, List<TargetPartitionField> partitioning, ZoneId zone) {
     ParsedViewQuery query;
     try {
-      query = ViewQueryParser.parse(view.query());
+      query = ViewQueryParser.parse(sql);
     } catch (InvalidViewException e) {
       return ValidatedView.invalid(view, null, e);
     }
-    String partitioningProblem = checkPartitionColumns(view, query);
+    String partitioningProblem = checkPartitionColumns(partitioning, query);
     if (partitioningProblem != null) {
       return ValidatedView.invalid(view, query, partitioningProblem);
     }
@@ -138,12 +160,12 @@ public final class ViewValidator {
     }
     ViewPlan plan;
     try {
-      plan = ViewQueryBinder.bind(query, sourceSchema, view.zone());
+      plan = ViewQueryBinder.bind(query, sourceSchema, zone);
     } catch (InvalidViewException e) {
       return ValidatedView.invalid(view, query, e);
     }
     try {
-      partitionSpec(view, plan.outputSchema());
+      partitionSpec(partitioning, plan.outputSchema());
     } catch (ValidationException | IllegalArgumentException e) {
       return ValidatedView.invalid(view, query, "target_partitioning: " + e.getMessage());
     }
@@ -155,7 +177,7 @@ public final class ViewValidator {
    */
   private Optional<Schema> sourceSchema(ViewDefinition view, TableName source) {
     Optional<Schema> schema = lookup.schemaOf(source);
-    if (schema.isPresent()) {
+    if (schema.isPresent() || view == null) {
       return schema;
     }
     ViewDefinition upstream = byTarget.get(source);
@@ -174,8 +196,9 @@ public final class ViewValidator {
     return Optional.of(checked.plan().outputSchema());
   }
 
-  private static String checkPartitionColumns(ViewDefinition view, ParsedViewQuery query) {
-    for (TargetPartitionField field : view.targetPartitioning()) {
+  private static String checkPartitionColumns(
+      List<TargetPartitionField> partitioning, ParsedViewQuery query) {
+    for (TargetPartitionField field : partitioning) {
       boolean found =
           query.outputColumns().stream().anyMatch(c -> c.equalsIgnoreCase(field.column()));
       if (!found) {
@@ -195,8 +218,13 @@ public final class ViewValidator {
    * @throws IllegalArgumentException naming the field whose transform does not fit its column
    */
   public static PartitionSpec partitionSpec(ViewDefinition view, Schema outputSchema) {
+    return partitionSpec(view.targetPartitioning(), outputSchema);
+  }
+
+  private static PartitionSpec partitionSpec(
+      List<TargetPartitionField> partitioning, Schema outputSchema) {
     PartitionSpec.Builder spec = PartitionSpec.builderFor(outputSchema).withSpecId(0);
-    for (TargetPartitionField field : view.targetPartitioning()) {
+    for (TargetPartitionField field : partitioning) {
       String column = outputSchema.caseInsensitiveFindField(field.column()).name();
       TargetPartitionField resolved =
           new TargetPartitionField(field.transform(), column, field.width());

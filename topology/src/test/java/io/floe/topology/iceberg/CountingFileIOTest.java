@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -140,6 +141,49 @@ class CountingFileIOTest {
     RequestCounts counts = tally.counts();
     assertThat(counts.count(RequestKind.MANIFEST_LIST)).as(counts.toString()).isEqualTo(1);
     assertThat(counts.count(RequestKind.HEAD)).as(counts.toString()).isZero();
+  }
+
+  @Test
+  void shouldKnowTheLengthOfAManifestItReadFromItsContentAloneWithoutAHead() throws IOException {
+    // Given a fresh cache and a manifest another process wrote, read once by its path and length
+    FileCaches.configure(FileCaches.DEFAULT_BYTES);
+    String location = writeElsewhere("metadata/ef-m0.avro");
+    byte[] first = readAll(io.newInputFile(location, LENGTH));
+
+    // When another input file of it is asked for its length and read, with no length given
+    InputFile again = io.newInputFile(location);
+    long length = again.getLength();
+    byte[] second = readAll(again);
+
+    // Then the one read served both, and the cache holds one entry for it: its content
+    RequestCounts counts = tally.counts();
+    assertThat(length).isEqualTo(LENGTH);
+    assertThat(first).isEqualTo(content());
+    assertThat(second).isEqualTo(content());
+    assertThat(counts.count(RequestKind.HEAD)).as(counts.toString()).isZero();
+    assertThat(counts.count(RequestKind.MANIFEST)).as(counts.toString()).isEqualTo(1);
+    assertThat(FileCaches.entries()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldRecordOnlyTheLengthOfAManifestListTooLargeToKeep() throws IOException {
+    // Given a cache that keeps no file of this size, and a manifest list written through the IO
+    FileCaches.configure(LENGTH);
+    try {
+      String location = write("metadata/snap-4-1-gh.avro");
+
+      // When its length is asked for
+      long length = io.newInputFile(location).getLength();
+
+      // Then it is known from the one small entry the write left under each of its names (as
+      // given, and as the FileIO normalised it), without a HEAD
+      assertThat(length).isEqualTo(LENGTH);
+      assertThat(tally.counts().count(RequestKind.HEAD)).isZero();
+      assertThat(FileCaches.entries())
+          .isEqualTo(Set.of(location, io.newOutputFile(location).location()).size());
+    } finally {
+      FileCaches.configure(FileCaches.DEFAULT_BYTES);
+    }
   }
 
   @Test

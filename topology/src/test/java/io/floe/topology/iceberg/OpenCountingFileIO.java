@@ -1,10 +1,13 @@
 package io.floe.topology.iceberg;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.RangeReadable;
@@ -21,6 +24,20 @@ public class OpenCountingFileIO extends HadoopFileIO {
   private static final Map<String, AtomicInteger> OPENS = new ConcurrentHashMap<>();
   private static final Map<String, AtomicInteger> FOOTER_READS = new ConcurrentHashMap<>();
   private static final Map<String, AtomicInteger> TAIL_READS = new ConcurrentHashMap<>();
+
+  /**
+   * The properties of a JDBC catalog on SQLite in {@code dir}, its warehouse there too, whose
+   * FileIO is this one.
+   */
+  public static Map<String, String> jdbcCatalogIn(Path dir) {
+    Map<String, String> properties = new HashMap<>();
+    properties.put("type", "jdbc");
+    properties.put("uri", "jdbc:sqlite:" + dir.resolve("catalog.db"));
+    properties.put("warehouse", dir.resolve("warehouse").toUri().toString());
+    properties.put("jdbc.schema-version", "V1");
+    properties.put(CatalogProperties.FILE_IO_IMPL, OpenCountingFileIO.class.getName());
+    return properties;
+  }
 
   /** Streams opened on the file at {@code location}. */
   public static int opens(String location) {

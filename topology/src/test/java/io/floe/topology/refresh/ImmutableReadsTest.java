@@ -12,11 +12,9 @@ import io.floe.topology.iceberg.OpenCountingFileIO;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -48,14 +46,10 @@ class ImmutableReadsTest {
 
   @BeforeEach
   void setUp() {
-    Map<String, String> properties = new HashMap<>();
-    properties.put("type", "jdbc");
-    properties.put("uri", "jdbc:sqlite:" + dir.resolve("catalog.db"));
-    properties.put("warehouse", dir.resolve("warehouse").toUri().toString());
-    properties.put("jdbc.schema-version", "V1");
-    properties.put(CatalogProperties.FILE_IO_IMPL, OpenCountingFileIO.class.getName());
     lake =
-        IcebergFixture.create(FileCaches.catalogProperties(properties, FileCaches.DEFAULT_BYTES));
+        IcebergFixture.create(
+            FileCaches.catalogProperties(
+                OpenCountingFileIO.jdbcCatalogIn(dir), FileCaches.DEFAULT_BYTES));
     trades = lake.createTrades("market", "trades");
     ((SupportsNamespaces) lake.catalog()).createNamespace(Namespace.of("analytics"));
     catalog = new CountingCatalog(lake.catalog());
@@ -73,11 +67,8 @@ class ImmutableReadsTest {
   }
 
   private RefreshOutcome refresh(long snapshot, Long watermark) {
-    DirtyBuckets dirty =
-        ViewRefresherTest.detected(lake.load("market", "trades"), watermark, snapshot, view);
-    return refresher.refresh(
-        ViewRefresherTest.request(view, snapshot, watermark, dirty),
-        ViewRefresher.ProgressListener.NONE);
+    return ViewRefresherTest.refreshDetected(
+        refresher, lake.load("market", "trades"), view, snapshot, watermark);
   }
 
   private List<Record> trades(String minute, int n) {

@@ -20,10 +20,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -56,16 +53,11 @@ class RefreshRequestsTest {
 
   @BeforeEach
   void setUp() {
-    Map<String, String> properties = new HashMap<>();
-    properties.put("type", "jdbc");
-    properties.put("uri", "jdbc:sqlite:" + dir.resolve("catalog.db"));
-    properties.put("warehouse", dir.resolve("warehouse").toUri().toString());
-    properties.put("jdbc.schema-version", "V1");
-    properties.put(CatalogProperties.FILE_IO_IMPL, OpenCountingFileIO.class.getName());
     lake =
         IcebergFixture.create(
-            CountingFileIO.install(
-                FileCaches.catalogProperties(properties, FileCaches.DEFAULT_BYTES)));
+            FileCaches.catalogProperties(
+                CountingFileIO.install(OpenCountingFileIO.jdbcCatalogIn(dir)),
+                FileCaches.DEFAULT_BYTES));
     trades = lake.createTrades("market", "trades");
     // Row groups of a few hundred rows, each column chunk in pages of 100 rows.
     trades
@@ -83,11 +75,8 @@ class RefreshRequestsTest {
   }
 
   private RefreshOutcome refresh(long snapshot, Long watermark) {
-    DirtyBuckets dirty =
-        ViewRefresherTest.detected(lake.load("market", "trades"), watermark, snapshot, view);
-    return refresher.refresh(
-        ViewRefresherTest.request(view, snapshot, watermark, dirty),
-        ViewRefresher.ProgressListener.NONE);
+    return ViewRefresherTest.refreshDetected(
+        refresher, lake.load("market", "trades"), view, snapshot, watermark);
   }
 
   /** {@code perMinute} trades of each of {@code minutes} minutes from 10:00, in time order. */
@@ -172,7 +161,7 @@ class RefreshRequestsTest {
     RefreshOutcome outcome = refresh(s2, s1);
 
     // Then it asked the store for no file's length: the manifest lists' lengths (which table
-    // metadata does not record, and Iceberg's manifest cache asks for) are known from writing or
+    // metadata does not record, and Iceberg's Avro reader asks for) are known from writing or
     // reading them (a HEAD in each of plan, write and commit before)
     assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
     assertThat(outcome.requests().count(RequestKind.HEAD))

@@ -113,6 +113,17 @@ class ViewRefresherTest {
     return dirty;
   }
 
+  /**
+   * {@code refresher}'s refresh of the view at {@code snapshot} of its source, of the changes
+   * detected since {@code watermark} ({@link #detected}); a first refresh without one.
+   */
+  static RefreshOutcome refreshDetected(
+      ViewRefresher refresher, Table source, ViewDefinition view, long snapshot, Long watermark) {
+    DirtyBuckets dirty = detected(source, watermark, snapshot, view);
+    return refresher.refresh(
+        request(view, snapshot, watermark, dirty), ViewRefresher.ProgressListener.NONE);
+  }
+
   static CompiledView compiled(ViewDefinition view) {
     try {
       return CompiledView.compile(view, 0);
