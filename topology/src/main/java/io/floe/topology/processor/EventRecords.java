@@ -11,6 +11,7 @@ import io.floe.schemas.TargetCompaction;
 import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.topology.bucket.TimeRange;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.maintain.ViewMaintainer;
@@ -97,11 +98,7 @@ public final class EventRecords {
   /** A snapshot event as the detect stage queues it. */
   static QueuedSnapshots.Queued queued(SnapshotEvent event) {
     return new QueuedSnapshots.Queued(
-        event.getTable().getUuid(),
-        event.getSnapshotId(),
-        event.getSequenceNumber(),
-        event.getTimestamp().toEpochMilli(),
-        event.getHistoryBroken() ? event.getHistoryBrokenReason() : null);
+        SourceSnapshot.of(event), event.getHistoryBroken() ? event.getHistoryBrokenReason() : null);
   }
 
   /** The commit a notice names, awaited until {@code until}; null when it names none. */
@@ -284,9 +281,7 @@ public final class EventRecords {
     long sourceSnapshot =
         outcome != null
             ? outcome.sourceSnapshotId()
-            : refresh == null || refresh.sourceSnapshotId() == null
-                ? -1L
-                : refresh.sourceSnapshotId();
+            : refresh == null || refresh.pin() == null ? -1L : refresh.pin().snapshotId();
     return RefreshEvent.newBuilder()
         .setRefreshId(refreshId)
         .setView(view.name())
