@@ -290,36 +290,29 @@ public final class ViewMaintainer {
         ahead
             || (outcome.status() == RefreshOutcome.Status.ALREADY_APPLIED
                 && state.last() != null
-                && outcome.refreshId().equals(state.last().refreshId()));
+                && outcome.refreshId().toString().equals(state.last().refreshId()));
     Long lag =
-        ahead || outcome.targetCommitMillis() == null
+        ahead || outcome.target().committedAt() == null
             ? null
-            : Math.max(0, outcome.targetCommitMillis() - outcome.sourceCommitMillis());
+            : Math.max(0, outcome.target().committedAt() - outcome.source().committedAt());
     RefreshMode mode =
         ahead ? RefreshMode.SKIPPED : outcome.full() ? RefreshMode.FULL : RefreshMode.INCREMENTAL;
-    SourceSnapshot reached =
-        ahead
-            ? null
-            : new SourceSnapshot(
-                outcome.sourceTableUuid(),
-                outcome.sourceSnapshotId(),
-                outcome.sourceSequenceNumber(),
-                outcome.sourceCommitMillis());
+    SourceSnapshot reached = ahead ? null : outcome.source();
     // What this refresh ended: the wait of the oldest commit it brought into the target.
     long staleness = state.stalenessMs(now);
     state.complete(
         reported
             ? state.last()
             : new ViewState.LastRefresh(
-                outcome.refreshId(),
+                outcome.refreshId().toString(),
                 mode.name(),
                 outcome.reason(),
                 now,
                 duration,
-                outcome.targetSnapshotId(),
-                outcome.sourceSnapshotId(),
+                outcome.target().snapshotId(),
+                outcome.source().snapshotId(),
                 lag,
-                outcome.rowsWritten(),
+                outcome.work().rowsWritten(),
                 null),
         reached,
         now);
@@ -342,12 +335,12 @@ public final class ViewMaintainer {
         view,
         outcome.mode().label(),
         outcome.reason() == null ? "" : ": " + outcome.reason(),
-        outcome.sourceSnapshotId(),
+        outcome.source().snapshotId(),
         duration,
-        outcome.targetSnapshotId(),
-        outcome.rowsWritten(),
-        outcome.rowsRemoved(),
-        outcome.rowsRead(),
+        outcome.target().snapshotId(),
+        outcome.work().rowsWritten(),
+        outcome.work().rowsRemoved(),
+        outcome.work().rowsRead(),
         lag,
         outcome.requests());
     reports.add(

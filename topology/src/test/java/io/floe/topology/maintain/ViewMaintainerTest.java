@@ -67,28 +67,21 @@ class ViewMaintainerTest {
   }
 
   private static RefreshOutcome outcome(RefreshOutcome.Status status, String refreshId) {
+    boolean committed = status == RefreshOutcome.Status.COMMITTED;
     return new RefreshOutcome(
         status,
         RefreshOutcome.Mode.FULL,
         "first refresh of the view",
+        RefreshId.parse(refreshId),
         DirtyBuckets.all("first refresh of the view"),
         null,
-        refreshId,
-        PINNED.snapshotId(),
-        PINNED.sequenceNumber(),
-        status == RefreshOutcome.Status.COMMITTED ? 99L : null,
-        PINNED.committedAt(),
-        status == RefreshOutcome.Status.COMMITTED ? NOW + 100 : null,
-        10,
-        1_000,
-        3,
-        0,
-        1,
-        0,
-        1,
-        "uuid-1",
-        "uuid-2",
-        "file:/target/metadata/v2.metadata.json",
+        PINNED,
+        new RefreshOutcome.Target(
+            "uuid-2",
+            committed ? 99L : null,
+            committed ? NOW + 100 : null,
+            "file:/target/metadata/v2.metadata.json"),
+        new RefreshOutcome.Work(10, 1_000, 3, 0, 1, 0, 1),
         null,
         RequestCounts.NONE);
   }
