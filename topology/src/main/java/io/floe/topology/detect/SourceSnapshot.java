@@ -1,6 +1,7 @@
 package io.floe.topology.detect;
 
 import io.floe.schemas.SnapshotEvent;
+import java.util.Objects;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 
@@ -58,7 +59,7 @@ public record SourceSnapshot(
    */
   public boolean isReflectedBy(SourceSnapshot reflected) {
     return reflected != null
-        && java.util.Objects.equals(tableUuid, reflected.tableUuid())
+        && Objects.equals(tableUuid, reflected.tableUuid())
         && sequenceNumber <= reflected.sequenceNumber();
   }
 }
