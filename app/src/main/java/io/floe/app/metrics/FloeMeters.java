@@ -205,13 +205,13 @@ public final class FloeMeters implements FloeMetrics {
           .register(registry)
           .record(Duration.ofMillis(lagMs));
     }
-    registry.counter("floe.refresh.rows.read", tags).increment(outcome.rowsRead());
-    registry.counter("floe.refresh.bytes.read", tags).increment(outcome.bytesRead());
-    registry.counter("floe.refresh.rows.written", tags).increment(outcome.rowsWritten());
+    registry.counter("floe.refresh.rows.read", tags).increment(outcome.work().rowsRead());
+    registry.counter("floe.refresh.bytes.read", tags).increment(outcome.work().bytesRead());
+    registry.counter("floe.refresh.rows.written", tags).increment(outcome.work().rowsWritten());
     DistributionSummary.builder("floe.refresh.chunks")
         .tags(tags)
         .register(registry)
-        .record(outcome.chunks());
+        .record(outcome.work().chunks());
   }
 
   @Override

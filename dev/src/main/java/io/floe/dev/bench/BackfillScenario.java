@@ -317,9 +317,9 @@ final class BackfillScenario {
         Properties measured = new Properties();
         measured.setProperty("seconds", Double.toString(seconds));
         measured.setProperty("engineWarmupSeconds", Double.toString(engineWarmupSeconds));
-        measured.setProperty("rowsRead", Long.toString(outcome.rowsRead()));
-        measured.setProperty("rowsWritten", Long.toString(outcome.rowsWritten()));
-        measured.setProperty("chunks", Integer.toString(outcome.chunks()));
+        measured.setProperty("rowsRead", Long.toString(outcome.work().rowsRead()));
+        measured.setProperty("rowsWritten", Long.toString(outcome.work().rowsWritten()));
+        measured.setProperty("chunks", Integer.toString(outcome.work().chunks()));
         measured.setProperty("peakHeapBytes", Long.toString(peakHeap));
         measured.setProperty("maxHeapBytes", Long.toString(Runtime.getRuntime().maxMemory()));
         ChildJvm.write(measured, args[5], "Floe's side of the backfill");

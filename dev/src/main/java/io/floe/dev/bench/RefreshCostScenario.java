@@ -191,16 +191,18 @@ final class RefreshCostScenario {
       String bytes = "bytes read per row appended";
       result
           .figure(
-              perRowAppended(rows, "rows", incremental.rowsRead(), full.rowsRead(), fullRefresh))
-          .figure(perRowAppended(rows, "rows", incremental.rowsRead(), bucketRows, bucket))
+              perRowAppended(
+                  rows, "rows", incremental.work().rowsRead(), full.work().rowsRead(), fullRefresh))
+          .figure(perRowAppended(rows, "rows", incremental.work().rowsRead(), bucketRows, bucket))
           .figure(
-              perRowAppended(bytes, "B", incremental.bytesRead(), full.bytesRead(), fullRefresh))
-          .figure(perRowAppended(bytes, "B", incremental.bytesRead(), bucketBytes, bucket))
+              perRowAppended(
+                  bytes, "B", incremental.work().bytesRead(), full.work().bytesRead(), fullRefresh))
+          .figure(perRowAppended(bytes, "B", incremental.work().bytesRead(), bucketBytes, bucket))
           .figure(
               perRowAppended(
                   rows + ", view with avg (bucket recompute)",
                   "rows",
-                  recomputed.rowsRead(),
+                  recomputed.work().rowsRead(),
                   bucketRows,
                   bucket))
           .note(
@@ -301,12 +303,12 @@ final class RefreshCostScenario {
         .parameter("minuteLayout", new TreeMap<>(SORTED_LAYOUT))
         .parameter("minuteDirtyBuckets", dirtyMinutes)
         .parameter("minuteDirtyRows", dirtyRows)
-        .parameter("minuteRowsRead", refreshed.rowsRead())
+        .parameter("minuteRowsRead", refreshed.work().rowsRead())
         .figure(
             new Figure(
                 "rows read per row in the dirty buckets, 1-minute view",
                 "rows",
-                refreshed.rowsRead() / (double) dirtyRows,
+                refreshed.work().rowsRead() / (double) dirtyRows,
                 dayRows / (double) dirtyRows,
                 "whole day files",
                 true))
@@ -324,7 +326,7 @@ final class RefreshCostScenario {
                 + MINUTES_APPENDED
                 + " minutes of the last day appended, which already held rows of those minutes."
                 + " Floe read "
-                + refreshed.rowsRead()
+                + refreshed.work().rowsRead()
                 + " rows for the "
                 + dirtyRows
                 + " rows of the "

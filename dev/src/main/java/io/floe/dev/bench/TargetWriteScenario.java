@@ -175,10 +175,10 @@ final class TargetWriteScenario {
               ViewRefresher.ProgressListener.NONE);
       refreshNanos += System.nanoTime() - began;
       target.refresh();
-      if (outcome.targetSnapshotId() == null) {
+      if (outcome.target().snapshotId() == null) {
         throw new IllegalStateException("refresh " + i + " committed nothing: " + outcome);
       }
-      Snapshot committed = target.snapshot(outcome.targetSnapshotId());
+      Snapshot committed = target.snapshot(outcome.target().snapshotId());
       long bytes = addedBytes(target, committed);
       long dirtyRows = dirtyRowBytes(target, scratch, committed);
       if (late) {

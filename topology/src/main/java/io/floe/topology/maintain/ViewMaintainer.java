@@ -2,6 +2,7 @@ package io.floe.topology.maintain;
 
 import io.floe.schemas.RefreshMode;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
@@ -58,7 +59,7 @@ public final class ViewMaintainer {
   /** What a lookup of the source's current snapshot found. */
   public sealed interface Lookup {
     /** Its current snapshot. */
-    record Current(ViewState.Pin pin) implements Lookup {}
+    record Current(SourceSnapshot pin) implements Lookup {}
 
     /** The source has no snapshot yet. */
     record Empty() implements Lookup {}
@@ -75,14 +76,7 @@ public final class ViewMaintainer {
         return new Missing(source);
       }
       Snapshot current = table.currentSnapshot();
-      return current == null
-          ? new Empty()
-          : new Current(
-              new ViewState.Pin(
-                  current.snapshotId(),
-                  current.sequenceNumber(),
-                  current.timestampMillis(),
-                  table.uuid().toString()));
+      return current == null ? new Empty() : new Current(SourceSnapshot.of(table, current));
     }
   }
 
@@ -163,11 +157,7 @@ public final class ViewMaintainer {
           sourceName(state.view()),
           change.table(),
           change.dirty().toDirtyBuckets(),
-          new ViewState.Pin(
-              change.snapshotId(),
-              change.sequenceNumber(),
-              change.committedAt(),
-              change.tableUuid()),
+          change.snapshot(),
           now);
     }
     return state;
@@ -207,7 +197,7 @@ public final class ViewMaintainer {
       return new Next.Resync();
     }
     CompiledView compiled = defined.get();
-    ViewState.Pin pin = state.pendingPin();
+    SourceSnapshot pin = state.pendingPin();
     RefreshId id;
     if (state.pendingScope() == ViewState.Scope.FORCED) {
       id = RefreshId.forced(view, compiled.version(), pin.snapshotId(), state.forcedRequests());
@@ -230,7 +220,7 @@ public final class ViewMaintainer {
     Optional<CompiledView> defined = index.view(view);
     if (defined.isEmpty()
         || !defined.get().version().equals(refresh.version())
-        || refresh.sourceSnapshotId() == null) {
+        || refresh.pin() == null) {
       state.abandon(now);
       return Optional.empty();
     }
@@ -256,7 +246,7 @@ public final class ViewMaintainer {
     return new RefreshRequest(
         compiled,
         RefreshId.parse(refresh.refreshId()),
-        refresh.tableUuid(),
+        refresh.pin().tableUuid(),
         refresh.watermark(),
         scope);
   }
@@ -300,36 +290,29 @@ public final class ViewMaintainer {
         ahead
             || (outcome.status() == RefreshOutcome.Status.ALREADY_APPLIED
                 && state.last() != null
-                && outcome.refreshId().equals(state.last().refreshId()));
+                && outcome.refreshId().toString().equals(state.last().refreshId()));
     Long lag =
-        ahead || outcome.targetCommitMillis() == null
+        ahead || outcome.target().committedAt() == null
             ? null
-            : Math.max(0, outcome.targetCommitMillis() - outcome.sourceCommitMillis());
+            : Math.max(0, outcome.target().committedAt() - outcome.source().committedAt());
     RefreshMode mode =
         ahead ? RefreshMode.SKIPPED : outcome.full() ? RefreshMode.FULL : RefreshMode.INCREMENTAL;
-    ViewState.Pin reached =
-        ahead
-            ? null
-            : new ViewState.Pin(
-                outcome.sourceSnapshotId(),
-                outcome.sourceSequenceNumber(),
-                outcome.sourceCommitMillis(),
-                outcome.sourceTableUuid());
+    SourceSnapshot reached = ahead ? null : outcome.source();
     // What this refresh ended: the wait of the oldest commit it brought into the target.
     long staleness = state.stalenessMs(now);
     state.complete(
         reported
             ? state.last()
             : new ViewState.LastRefresh(
-                outcome.refreshId(),
+                outcome.refreshId().toString(),
                 mode.name(),
                 outcome.reason(),
                 now,
                 duration,
-                outcome.targetSnapshotId(),
-                outcome.sourceSnapshotId(),
+                outcome.target().snapshotId(),
+                outcome.source().snapshotId(),
                 lag,
-                outcome.rowsWritten(),
+                outcome.work().rowsWritten(),
                 null),
         reached,
         now);
@@ -352,12 +335,12 @@ public final class ViewMaintainer {
         view,
         outcome.mode().label(),
         outcome.reason() == null ? "" : ": " + outcome.reason(),
-        outcome.sourceSnapshotId(),
+        outcome.source().snapshotId(),
         duration,
-        outcome.targetSnapshotId(),
-        outcome.rowsWritten(),
-        outcome.rowsRemoved(),
-        outcome.rowsRead(),
+        outcome.target().snapshotId(),
+        outcome.work().rowsWritten(),
+        outcome.work().rowsRemoved(),
+        outcome.work().rowsRead(),
         lag,
         outcome.requests());
     reports.add(

@@ -1,9 +1,12 @@
 package io.floe.topology.maintain;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.store.StoredDirty;
 import io.floe.topology.store.StoredView;
 import java.time.Duration;
@@ -57,22 +60,15 @@ public final class ViewState {
   }
 
   /**
-   * A source snapshot: the one a refresh reads, or the one the target reflects.
+   * A refresh that has been started and not yet completed. Stored with its pinned snapshot's fields
+   * flat, under the names earlier releases gave them, so that either release reads the other's.
    *
-   * @param snapshotId the snapshot
-   * @param sequenceNumber its sequence number
-   * @param committedAt its commit time (epoch millis)
-   * @param tableUuid the UUID of the source table it belongs to; null when unknown
+   * @param pin the source snapshot it reads; null only in values of releases that could start a
+   *     refresh without one
    */
-  public record Pin(long snapshotId, long sequenceNumber, long committedAt, String tableUuid) {}
-
-  /** A refresh that has been started and not yet completed. */
   public record InFlight(
       String refreshId,
-      Long sourceSnapshotId,
-      Long sequenceNumber,
-      Long sourceCommittedAt,
-      String tableUuid,
+      @JsonIgnore SourceSnapshot pin,
       Long watermark,
       StoredDirty dirty,
       Scope scope,
@@ -80,13 +76,48 @@ public final class ViewState {
       long startedAt,
       List<TimeRange> ranges) {
 
-    /** The pinned snapshot. */
-    public Pin pin() {
-      return new Pin(
-          sourceSnapshotId,
-          sequenceNumber == null ? -1 : sequenceNumber,
-          sourceCommittedAt == null ? 0 : sourceCommittedAt,
-          tableUuid);
+    @JsonCreator
+    static InFlight stored(
+        @JsonProperty("refreshId") String refreshId,
+        @JsonProperty("sourceSnapshotId") Long sourceSnapshotId,
+        @JsonProperty("sequenceNumber") Long sequenceNumber,
+        @JsonProperty("sourceCommittedAt") Long sourceCommittedAt,
+        @JsonProperty("tableUuid") String tableUuid,
+        @JsonProperty("watermark") Long watermark,
+        @JsonProperty("dirty") StoredDirty dirty,
+        @JsonProperty("scope") Scope scope,
+        @JsonProperty("version") String version,
+        @JsonProperty("startedAt") long startedAt,
+        @JsonProperty("ranges") List<TimeRange> ranges) {
+      return new InFlight(
+          refreshId,
+          SourceSnapshot.recorded(tableUuid, sourceSnapshotId, sequenceNumber, sourceCommittedAt),
+          watermark,
+          dirty,
+          scope,
+          version,
+          startedAt,
+          ranges);
+    }
+
+    @JsonProperty("sourceSnapshotId")
+    private Long storedSnapshotId() {
+      return pin == null ? null : pin.snapshotId();
+    }
+
+    @JsonProperty("sequenceNumber")
+    private Long storedSequenceNumber() {
+      return pin == null ? null : pin.sequenceNumber();
+    }
+
+    @JsonProperty("sourceCommittedAt")
+    private Long storedCommittedAt() {
+      return pin == null ? null : pin.committedAt();
+    }
+
+    @JsonProperty("tableUuid")
+    private String storedTableUuid() {
+      return pin == null ? null : pin.tableUuid();
     }
   }
 
@@ -107,14 +138,12 @@ public final class ViewState {
   static final int RECENT = 30;
 
   private StoredView view;
-  private Long watermark;
-  private Long watermarkSequence;
-  private String watermarkTableUuid;
+  // The source snapshot the target reflects (the watermark), or null; stored flat (see creator),
+  // without its commit time, which no decision reads (0 once read back).
+  @JsonIgnore private SourceSnapshot reflected;
   private StoredDirty pending;
-  private Long pendingSnapshot;
-  private Long pendingSequence;
-  private Long pendingCommittedAt;
-  private String pendingTableUuid;
+  // The snapshot the pending refresh reads, or null while it must be pinned; stored flat.
+  @JsonIgnore private SourceSnapshot pendingPin;
   private Scope pendingScope;
   private Long firstPendingAt;
   // Staleness: the commit time (epoch millis) of the oldest source commit the target
@@ -147,8 +176,52 @@ public final class ViewState {
   private List<LastRefresh> recent = new ArrayList<>();
   private String progress;
 
-  /** For Jackson. */
-  ViewState() {}
+  private ViewState() {}
+
+  /**
+   * A state as stored: the source snapshots it holds are stored with their fields flat, under the
+   * names earlier releases gave them, so that either release reads the other's.
+   */
+  @JsonCreator
+  private ViewState(
+      @JsonProperty("watermark") Long watermark,
+      @JsonProperty("watermarkSequence") Long watermarkSequence,
+      @JsonProperty("watermarkTableUuid") String watermarkTableUuid,
+      @JsonProperty("pendingSnapshot") Long pendingSnapshot,
+      @JsonProperty("pendingSequence") Long pendingSequence,
+      @JsonProperty("pendingCommittedAt") Long pendingCommittedAt,
+      @JsonProperty("pendingTableUuid") String pendingTableUuid) {
+    this.reflected =
+        SourceSnapshot.recorded(watermarkTableUuid, watermark, watermarkSequence, null);
+    this.pendingPin =
+        SourceSnapshot.recorded(
+            pendingTableUuid, pendingSnapshot, pendingSequence, pendingCommittedAt);
+  }
+
+  @JsonProperty("watermarkSequence")
+  private Long storedWatermarkSequence() {
+    return reflected == null ? null : reflected.sequenceNumber();
+  }
+
+  @JsonProperty("watermarkTableUuid")
+  private String storedWatermarkTableUuid() {
+    return reflected == null ? null : reflected.tableUuid();
+  }
+
+  @JsonProperty("pendingSequence")
+  private Long storedPendingSequence() {
+    return pendingPin == null ? null : pendingPin.sequenceNumber();
+  }
+
+  @JsonProperty("pendingCommittedAt")
+  private Long storedPendingCommittedAt() {
+    return pendingPin == null ? null : pendingPin.committedAt();
+  }
+
+  @JsonProperty("pendingTableUuid")
+  private String storedPendingTableUuid() {
+    return pendingPin == null ? null : pendingPin.tableUuid();
+  }
 
   /** A new view: everything is dirty until its first refresh, which catches up with the source. */
   public static ViewState created(StoredView view, long now) {
@@ -180,7 +253,7 @@ public final class ViewState {
       forcedRequests++;
       merge(DirtyBuckets.all("full refresh requested"), now);
       pendingScope = Scope.FORCED;
-      clearPendingSnapshot();
+      pendingPin = null;
     } else {
       catchUp(DirtyBuckets.none(), now);
     }
@@ -221,15 +294,12 @@ public final class ViewState {
    *     new source) is ignored
    * @param table the table the change is of
    */
-  public void addChange(String source, String table, DirtyBuckets dirty, Pin snapshot, long now) {
+  public void addChange(
+      String source, String table, DirtyBuckets dirty, SourceSnapshot snapshot, long now) {
     if (!source.equals(table)) {
       return;
     }
-    boolean sameTable = Objects.equals(snapshot.tableUuid(), watermarkTableUuid);
-    if (sameTable
-        && watermarkSequence != null
-        && snapshot.sequenceNumber() <= watermarkSequence
-        && !dirty.full()) {
+    if (snapshot.isReflectedBy(reflected) && !dirty.full()) {
       return;
     }
     merge(dirty, now);
@@ -237,10 +307,7 @@ public final class ViewState {
       pendingScope = Scope.CHANGES;
     }
     unreflected(snapshot.committedAt());
-    pendingSnapshot = snapshot.snapshotId();
-    pendingSequence = snapshot.sequenceNumber();
-    pendingCommittedAt = snapshot.committedAt();
-    pendingTableUuid = snapshot.tableUuid();
+    pendingPin = snapshot;
   }
 
   private void catchUp(DirtyBuckets dirty, long now) {
@@ -265,13 +332,6 @@ public final class ViewState {
     }
   }
 
-  private void clearPendingSnapshot() {
-    pendingSnapshot = null;
-    pendingSequence = null;
-    pendingCommittedAt = null;
-    pendingTableUuid = null;
-  }
-
   /** When the pending refresh is due (epoch millis), or null when nothing can start. */
   public Long dueAt() {
     if (inFlight != null || pinning || pending == null) {
@@ -280,7 +340,7 @@ public final class ViewState {
     if (retryAt != null) {
       return retryAt;
     }
-    if (pendingUrgent || (watermark == null && last == null)) {
+    if (pendingUrgent || (reflected == null && last == null)) {
       return firstPendingAt;
     }
     long due = firstPendingAt + view.lingerMs();
@@ -298,7 +358,7 @@ public final class ViewState {
 
   /** True when the pending refresh has no source snapshot yet: the current one must be pinned. */
   public boolean needsPin() {
-    return pending != null && pendingSnapshot == null;
+    return pending != null && pendingPin == null;
   }
 
   /** The current snapshot of the source is being looked up. */
@@ -308,19 +368,16 @@ public final class ViewState {
   }
 
   /** The source's current snapshot, looked up for the pending refresh. */
-  public void pinned(Pin current) {
+  public void pinned(SourceSnapshot current) {
     pinning = false;
     changedWhilePinning = false;
-    if (pending != null && pendingSnapshot == null) {
+    if (pending != null && pendingPin == null) {
       // A catch-up found a snapshot no change named: its commit is unreflected, unless the target
       // reflects it already (a refresh asked for with nothing new).
-      if (!Objects.equals(watermark, current.snapshotId())) {
+      if (!Objects.equals(watermark(), current.snapshotId())) {
         unreflected(current.committedAt());
       }
-      pendingSnapshot = current.snapshotId();
-      pendingSequence = current.sequenceNumber();
-      pendingCommittedAt = current.committedAt();
-      pendingTableUuid = current.tableUuid();
+      pendingPin = current;
     }
   }
 
@@ -344,11 +401,8 @@ public final class ViewState {
     inFlight =
         new InFlight(
             refreshId,
-            pendingSnapshot,
-            pendingSequence,
-            pendingCommittedAt,
-            pendingTableUuid,
-            watermark,
+            pendingPin,
+            watermark(),
             pending,
             pendingScope == null ? Scope.CATCH_UP : pendingScope,
             view.version(),
@@ -368,28 +422,24 @@ public final class ViewState {
     firstPendingAt = null;
     pendingSince = null;
     pendingRanges = null;
-    clearPendingSnapshot();
+    pendingPin = null;
   }
 
   /**
    * The refresh in flight brought the target to {@code reached} (or found it there); null when the
    * target moved on without it (a newer definition or another instance committed past it).
    */
-  public void complete(LastRefresh outcome, Pin reached, long now) {
+  public void complete(LastRefresh outcome, SourceSnapshot reached, long now) {
     if (reached != null) {
-      watermark = reached.snapshotId();
-      watermarkSequence = reached.sequenceNumber();
-      watermarkTableUuid = reached.tableUuid();
+      reflected = reached;
     }
     lastRefreshAt = now;
     // Changes that arrived during the refresh but that the reached snapshot already held.
     if (pending != null
         && pendingScope == Scope.CHANGES
         && !pending.full()
-        && pendingSequence != null
-        && watermarkSequence != null
-        && Objects.equals(pendingTableUuid, watermarkTableUuid)
-        && pendingSequence <= watermarkSequence) {
+        && pendingPin != null
+        && pendingPin.isReflectedBy(reflected)) {
       clearPending();
     }
     inFlightSince = null;
@@ -426,7 +476,7 @@ public final class ViewState {
     } else if (pendingScope != Scope.FORCED) {
       pendingScope = Scope.CATCH_UP;
     }
-    clearPendingSnapshot();
+    pendingPin = null;
     pendingUrgent = true;
   }
 
@@ -470,7 +520,7 @@ public final class ViewState {
               now,
               now - failed.startedAt(),
               null,
-              failed.sourceSnapshotId(),
+              failed.pin() == null ? null : failed.pin().snapshotId(),
               null,
               0,
               error));
@@ -495,7 +545,7 @@ public final class ViewState {
         refresh.dirty() == null
             ? DirtyBuckets.all("refresh interrupted")
             : refresh.dirty().toDirtyBuckets();
-    boolean hadSnapshot = pendingSnapshot != null;
+    boolean hadSnapshot = pendingPin != null;
     merge(again, now);
     addRanges(refresh.ranges());
     Scope scope = refresh.scope() == null ? Scope.CATCH_UP : refresh.scope();
@@ -504,12 +554,8 @@ public final class ViewState {
         || (scope == Scope.CATCH_UP && pendingScope == Scope.CHANGES)) {
       pendingScope = scope;
     }
-    if (!hadSnapshot && refresh.sourceSnapshotId() != null) {
-      Pin pin = refresh.pin();
-      pendingSnapshot = pin.snapshotId();
-      pendingSequence = pin.sequenceNumber();
-      pendingCommittedAt = pin.committedAt();
-      pendingTableUuid = pin.tableUuid();
+    if (!hadSnapshot && refresh.pin() != null) {
+      pendingPin = refresh.pin();
     }
   }
 
@@ -563,17 +609,15 @@ public final class ViewState {
     return view;
   }
 
+  /** The id of the source snapshot the target reflects, or null. */
+  @JsonProperty("watermark")
   public Long watermark() {
-    return watermark;
+    return reflected == null ? null : reflected.snapshotId();
   }
 
   /** The source snapshot the target reflects, with its table, or null. */
-  @JsonIgnore
-  public Pin watermarkPin() {
-    return watermark == null
-        ? null
-        : new Pin(
-            watermark, watermarkSequence == null ? -1 : watermarkSequence, 0, watermarkTableUuid);
+  public SourceSnapshot watermarkPin() {
+    return reflected;
   }
 
   public InFlight inFlight() {
@@ -626,20 +670,15 @@ public final class ViewState {
     return pending != null;
   }
 
+  /** The id of the snapshot the pending refresh reads, or null when it must be pinned. */
+  @JsonProperty("pendingSnapshot")
   public Long pendingSnapshot() {
-    return pendingSnapshot;
+    return pendingPin == null ? null : pendingPin.snapshotId();
   }
 
   /** The pinned snapshot of the pending refresh, or null when it must be pinned. */
-  @JsonIgnore
-  public Pin pendingPin() {
-    return pendingSnapshot == null
-        ? null
-        : new Pin(
-            pendingSnapshot,
-            pendingSequence == null ? -1 : pendingSequence,
-            pendingCommittedAt == null ? 0 : pendingCommittedAt,
-            pendingTableUuid);
+  public SourceSnapshot pendingPin() {
+    return pendingPin;
   }
 
   /** What is known of the pending refresh's buckets. */

@@ -4,6 +4,7 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
@@ -143,12 +144,13 @@ public final class DetectDirtyBucketsProcessor
         LOG.warn(
             "Cannot read the changes of snapshot {} of {}; its views will catch up from their"
                 + " targets' bookmarks",
-            snapshot.snapshotId(),
+            snapshot.snapshot().snapshotId(),
             table,
             failure);
         dirty =
             allDirty(
-                onTable, "changes of snapshot " + snapshot.snapshotId() + " could not be read");
+                onTable,
+                "changes of snapshot " + snapshot.snapshot().snapshotId() + " could not be read");
       }
       detected.add(new Detected(snapshot, dirty));
     }
@@ -174,7 +176,8 @@ public final class DetectDirtyBucketsProcessor
               if (current == null) {
                 current = catalogs.apply(table.catalog()).loadTable(table.identifier());
               }
-              dirty.set(DirtyBucketDetector.detect(current, queued.snapshotId(), onTable));
+              dirty.set(
+                  DirtyBucketDetector.detect(current, queued.snapshot().snapshotId(), onTable));
               loaded.set(current);
             });
     return dirty.get();
@@ -214,19 +217,13 @@ public final class DetectDirtyBucketsProcessor
   }
 
   private void forward(String table, Detected detected) {
-    QueuedSnapshots.Queued snapshot = detected.snapshot();
+    SourceSnapshot snapshot = detected.snapshot().snapshot();
     for (Map.Entry<String, DirtyBuckets> entry : detected.dirty().entrySet()) {
       if (entry.getValue().isEmpty()) {
         continue;
       }
       DirtyUpdate update =
-          new DirtyUpdate.Change(
-              table,
-              snapshot.tableUuid(),
-              snapshot.snapshotId(),
-              snapshot.sequenceNumber(),
-              snapshot.committedAt(),
-              StoredDirty.of(entry.getValue()));
+          new DirtyUpdate.Change(table, snapshot, StoredDirty.of(entry.getValue()));
       context.forward(new Record<>(entry.getKey(), update, snapshot.committedAt()));
       LOG.debug(
           "Snapshot {} of {} dirtied {} of view {}",

@@ -11,6 +11,7 @@ import io.floe.schemas.TargetCompaction;
 import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.topology.bucket.TimeRange;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.maintain.ViewMaintainer;
@@ -97,11 +98,7 @@ public final class EventRecords {
   /** A snapshot event as the detect stage queues it. */
   static QueuedSnapshots.Queued queued(SnapshotEvent event) {
     return new QueuedSnapshots.Queued(
-        event.getTable().getUuid(),
-        event.getSnapshotId(),
-        event.getSequenceNumber(),
-        event.getTimestamp().toEpochMilli(),
-        event.getHistoryBroken() ? event.getHistoryBrokenReason() : null);
+        SourceSnapshot.of(event), event.getHistoryBroken() ? event.getHistoryBrokenReason() : null);
   }
 
   /** The commit a notice names, awaited until {@code until}; null when it names none. */
@@ -231,7 +228,7 @@ public final class EventRecords {
     long at = refreshed.at();
     Record<String, Object> event = new Record<>(refreshed.view(), refreshed(refreshed), at);
     RefreshOutcome outcome = refreshed.outcome();
-    if (outcome.targetSnapshotId() == null) {
+    if (outcome.target().snapshotId() == null) {
       return List.of(event);
     }
     TableName target = TableName.parse(refreshed.definition().target());
@@ -241,8 +238,8 @@ public final class EventRecords {
             target,
             outcome.compaction() != null
                 ? outcome.compaction().targetSnapshotId()
-                : outcome.targetSnapshotId(),
-            outcome.targetMetadataLocation(),
+                : outcome.target().snapshotId(),
+            outcome.target().metadataLocation(),
             Instant.ofEpochMilli(at),
             "floe");
     return List.of(event, new Record<>(target.toString(), notice, at));
@@ -280,13 +277,13 @@ public final class EventRecords {
       nullBucket = true;
     }
     String refreshId =
-        outcome != null ? outcome.refreshId() : refresh == null ? view.name() : refresh.refreshId();
+        outcome != null
+            ? outcome.refreshId().toString()
+            : refresh == null ? view.name() : refresh.refreshId();
     long sourceSnapshot =
         outcome != null
-            ? outcome.sourceSnapshotId()
-            : refresh == null || refresh.sourceSnapshotId() == null
-                ? -1L
-                : refresh.sourceSnapshotId();
+            ? outcome.source().snapshotId()
+            : refresh == null || refresh.pin() == null ? -1L : refresh.pin().snapshotId();
     return RefreshEvent.newBuilder()
         .setRefreshId(refreshId)
         .setView(view.name())
@@ -297,21 +294,22 @@ public final class EventRecords {
                 : view.version())
         .setTarget(
             tableRef(
-                TableName.parse(view.target()), outcome == null ? null : outcome.targetTableUuid()))
+                TableName.parse(view.target()),
+                outcome == null ? null : outcome.target().tableUuid()))
         .setTargetSnapshotId(
-            outcome == null || mode == RefreshMode.SKIPPED ? null : outcome.targetSnapshotId())
-        .setSource(tableRef(source, outcome == null ? null : outcome.sourceTableUuid()))
+            outcome == null || mode == RefreshMode.SKIPPED ? null : outcome.target().snapshotId())
+        .setSource(tableRef(source, outcome == null ? null : outcome.source().tableUuid()))
         .setSourceSnapshotId(sourceSnapshot)
         .setMode(mode)
         .setReason(outcome == null ? null : outcome.reason())
         .setDirtyRanges(ranges)
         .setNullBucket(nullBucket)
-        .setRowsWritten(outcome == null ? 0 : outcome.rowsWritten())
-        .setRowsRemoved(outcome == null ? 0 : outcome.rowsRemoved())
-        .setFilesAdded(outcome == null ? 0 : outcome.filesAdded())
-        .setFilesRemoved(outcome == null ? 0 : outcome.filesRemoved())
-        .setRowsRead(outcome == null ? 0 : outcome.rowsRead())
-        .setBytesRead(outcome == null ? 0 : outcome.bytesRead())
+        .setRowsWritten(outcome == null ? 0 : outcome.work().rowsWritten())
+        .setRowsRemoved(outcome == null ? 0 : outcome.work().rowsRemoved())
+        .setFilesAdded(outcome == null ? 0 : outcome.work().filesAdded())
+        .setFilesRemoved(outcome == null ? 0 : outcome.work().filesRemoved())
+        .setRowsRead(outcome == null ? 0 : outcome.work().rowsRead())
+        .setBytesRead(outcome == null ? 0 : outcome.work().bytesRead())
         .setStartTime(Instant.ofEpochMilli(refresh == null ? now : refresh.startedAt()))
         .setFinishTime(Instant.ofEpochMilli(now))
         .setLagMs(lag)

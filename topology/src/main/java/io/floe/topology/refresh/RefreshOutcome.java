@@ -2,35 +2,27 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.iceberg.RequestCounts;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
 
 /**
- * What a refresh did.
+ * What a refresh did. Built by its named factories: {@link #committed}, {@link #alreadyApplied},
+ * {@link #skipped}.
  *
  * @param status whether it committed, found its change already applied, found the target past the
  *     requested source snapshot, or found its pinned snapshot gone from the source's history
  * @param mode how its buckets were computed; {@link Mode#NONE} when nothing was
  * @param reason why the refresh was full (or skipped, or stale), for status and refresh events; may
  *     be null
+ * @param refreshId the refresh id recorded in the target
  * @param recomputed the buckets recomputed, in stored bucket-column values
  * @param bucketType the type of the bucket column, the unit of {@code recomputed}; null if unknown
- * @param refreshId the refresh id recorded in the target
- * @param sourceSnapshotId the source snapshot the refresh read
- * @param sourceSequenceNumber its sequence number
- * @param targetSnapshotId the target snapshot holding the change, if any
- * @param sourceCommitMillis when the source snapshot was committed
- * @param targetCommitMillis when the target snapshot was committed, if any
- * @param rowsRead source rows read
- * @param bytesRead bytes of source data files opened
- * @param rowsWritten recomputed target rows written
- * @param rowsRemoved target rows of the recomputed buckets that were replaced
- * @param filesAdded target data files added
- * @param filesRemoved target data files removed
- * @param chunks chunks committed by this call
- * @param sourceTableUuid the source table's UUID
- * @param targetTableUuid the target table's UUID
- * @param targetMetadataLocation the target's metadata file after the refresh (and its compaction),
- *     for commit notices
+ * @param source the source snapshot the refresh read
+ * @param target the target snapshot holding the change, if any
+ * @param work what the refresh read and wrote
  * @param compaction what the compaction that ran after the refresh, in its slot, did; null when
  *     none ran
  * @param requests the object-store requests the refresh made, by stage and kind, and the bytes it
@@ -40,26 +32,153 @@ public record RefreshOutcome(
     Status status,
     Mode mode,
     String reason,
+    RefreshId refreshId,
     DirtyBuckets recomputed,
     BucketColumnType bucketType,
-    String refreshId,
-    long sourceSnapshotId,
-    long sourceSequenceNumber,
-    Long targetSnapshotId,
-    long sourceCommitMillis,
-    Long targetCommitMillis,
-    long rowsRead,
-    long bytesRead,
-    long rowsWritten,
-    long rowsRemoved,
-    int filesAdded,
-    int filesRemoved,
-    int chunks,
-    String sourceTableUuid,
-    String targetTableUuid,
-    String targetMetadataLocation,
+    SourceSnapshot source,
+    Target target,
+    Work work,
     Compaction compaction,
     RequestCounts requests) {
+
+  /**
+   * The target as a refresh left it.
+   *
+   * @param tableUuid the target table's UUID, or null when it was not prepared
+   * @param snapshotId the target snapshot holding the change, or null when there is none
+   * @param committedAt when that snapshot was committed (epoch millis), or null
+   * @param metadataLocation the target's metadata file after the refresh (and its compaction), for
+   *     commit notices; null when unknown
+   */
+  public record Target(
+      String tableUuid, Long snapshotId, Long committedAt, String metadataLocation) {
+
+    /** No target: it was not prepared. */
+    static final Target NONE = new Target(null, null, null, null);
+
+    /** The target {@code table} (or null), holding the change in {@code snapshot} (or null). */
+    static Target of(Table table, Snapshot snapshot) {
+      return table == null
+          ? NONE
+          : new Target(
+              table.uuid().toString(),
+              snapshot == null ? null : snapshot.snapshotId(),
+              snapshot == null ? null : snapshot.timestampMillis(),
+              metadataLocation(table));
+    }
+
+    /** The location of the table's current metadata file, or null when it cannot tell. */
+    static String metadataLocation(Table table) {
+      return table instanceof HasTableOperations ops
+          ? ops.operations().current().metadataFileLocation()
+          : null;
+    }
+  }
+
+  /**
+   * What a refresh read and wrote.
+   *
+   * @param rowsRead source rows read
+   * @param bytesRead bytes of source data files opened
+   * @param rowsWritten recomputed target rows written
+   * @param rowsRemoved target rows of the recomputed buckets that were replaced
+   * @param filesAdded target data files added
+   * @param filesRemoved target data files removed
+   * @param chunks chunks committed by this call
+   */
+  public record Work(
+      long rowsRead,
+      long bytesRead,
+      long rowsWritten,
+      long rowsRemoved,
+      int filesAdded,
+      int filesRemoved,
+      int chunks) {
+
+    /** Nothing read or written. */
+    public static final Work NONE = new Work(0, 0, 0, 0, 0, 0, 0);
+
+    /** What earlier commits wrote, told from their summaries: nothing was read or committed now. */
+    static Work recorded(long rowsWritten, long rowsRemoved, int filesAdded, int filesRemoved) {
+      return new Work(0, 0, rowsWritten, rowsRemoved, filesAdded, filesRemoved, 0);
+    }
+  }
+
+  /** A refresh that committed its change to the target, in {@code target}'s snapshot. */
+  public static RefreshOutcome committed(
+      RefreshId refreshId,
+      Mode mode,
+      String reason,
+      DirtyBuckets recomputed,
+      BucketColumnType bucketType,
+      SourceSnapshot source,
+      Target target,
+      Work work) {
+    return new RefreshOutcome(
+        Status.COMMITTED,
+        mode,
+        reason,
+        refreshId,
+        recomputed,
+        bucketType,
+        source,
+        target,
+        work,
+        null,
+        RequestCounts.NONE);
+  }
+
+  /**
+   * A refresh an earlier run committed, in {@code target}'s snapshot, and crashed before it could
+   * report it: what that run did, as its commits recorded it.
+   */
+  public static RefreshOutcome alreadyApplied(
+      RefreshId refreshId,
+      Mode mode,
+      String reason,
+      DirtyBuckets recomputed,
+      BucketColumnType bucketType,
+      SourceSnapshot source,
+      Target target,
+      Work work) {
+    return new RefreshOutcome(
+        Status.ALREADY_APPLIED,
+        mode,
+        reason,
+        refreshId,
+        recomputed,
+        bucketType,
+        source,
+        target,
+        work,
+        null,
+        RequestCounts.NONE);
+  }
+
+  /**
+   * A refresh that computed nothing: {@code status} says why (its change already applied with what
+   * it did no longer known, the target ahead, the pin stale); {@code target} is as it was found.
+   */
+  public static RefreshOutcome skipped(
+      Status status,
+      String reason,
+      RefreshId refreshId,
+      BucketColumnType bucketType,
+      SourceSnapshot source,
+      Target target) {
+    return new RefreshOutcome(
+        status,
+        Mode.NONE,
+        reason,
+        refreshId,
+        DirtyBuckets.none(),
+        bucketType,
+        source,
+        target,
+        Work.NONE,
+        null,
+        RequestCounts.NONE);
+  }
 
   /**
    * What a compaction of the target did ({@link TargetCompaction}).
@@ -91,24 +210,12 @@ public record RefreshOutcome(
         status,
         mode,
         reason,
+        refreshId,
         recomputed,
         bucketType,
-        refreshId,
-        sourceSnapshotId,
-        sourceSequenceNumber,
-        targetSnapshotId,
-        sourceCommitMillis,
-        targetCommitMillis,
-        rowsRead,
-        bytesRead,
-        rowsWritten,
-        rowsRemoved,
-        filesAdded,
-        filesRemoved,
-        chunks,
-        sourceTableUuid,
-        targetTableUuid,
-        metadataLocation,
+        source,
+        new Target(target.tableUuid(), target.snapshotId(), target.committedAt(), metadataLocation),
+        work,
         done,
         requests);
   }
@@ -119,24 +226,12 @@ public record RefreshOutcome(
         status,
         mode,
         reason,
+        refreshId,
         recomputed,
         bucketType,
-        refreshId,
-        sourceSnapshotId,
-        sourceSequenceNumber,
-        targetSnapshotId,
-        sourceCommitMillis,
-        targetCommitMillis,
-        rowsRead,
-        bytesRead,
-        rowsWritten,
-        rowsRemoved,
-        filesAdded,
-        filesRemoved,
-        chunks,
-        sourceTableUuid,
-        targetTableUuid,
-        targetMetadataLocation,
+        source,
+        target,
+        work,
         compaction,
         counted);
   }

@@ -1,9 +1,8 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.iceberg.RequestCounts;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.view.ViewPlan;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -20,39 +19,21 @@ import org.apache.iceberg.util.SnapshotUtil;
 record RefreshOutcomes(
     RefreshRequest request, Table source, Snapshot pinned, ViewPlan plan, Table target) {
 
-  /** The location of the table's current metadata file, or null when it cannot tell. */
-  static String metadataLocation(Table table) {
-    return table instanceof HasTableOperations ops
-        ? ops.operations().current().metadataFileLocation()
-        : null;
+  RefreshOutcome skipped(RefreshOutcome.Status status, String reason) {
+    return RefreshOutcome.skipped(
+        status,
+        reason,
+        request.id(),
+        plan == null ? null : plan.bucketing().columnType(),
+        pinnedSnapshot(),
+        RefreshOutcome.Target.of(target, target == null ? null : target.currentSnapshot()));
   }
 
-  RefreshOutcome skipped(RefreshOutcome.Status status, String reason) {
-    Snapshot current = target == null ? null : target.currentSnapshot();
-    return new RefreshOutcome(
-        status,
-        RefreshOutcome.Mode.NONE,
-        reason,
-        DirtyBuckets.none(),
-        plan == null ? null : plan.bucketing().columnType(),
-        request.id().toString(),
-        request.sourceSnapshotId(),
-        pinned == null ? -1 : pinned.sequenceNumber(),
-        current == null ? null : current.snapshotId(),
-        pinned == null ? 0 : pinned.timestampMillis(),
-        current == null ? null : current.timestampMillis(),
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        source.uuid().toString(),
-        target == null ? null : target.uuid().toString(),
-        target == null ? null : metadataLocation(target),
-        null,
-        RequestCounts.NONE);
+  /** The pinned snapshot; only its id is known when it is gone from the source's history. */
+  private SourceSnapshot pinnedSnapshot() {
+    return pinned == null
+        ? new SourceSnapshot(source.uuid().toString(), request.sourceSnapshotId(), -1, 0)
+        : SourceSnapshot.of(source, pinned);
   }
 
   /**
@@ -93,30 +74,15 @@ record RefreshOutcomes(
     } catch (IllegalArgumentException e) {
       recomputed = DirtyBuckets.all(reason);
     }
-    return new RefreshOutcome(
-        RefreshOutcome.Status.ALREADY_APPLIED,
+    return RefreshOutcome.alreadyApplied(
+        id,
         mode,
         reason,
         recomputed,
         plan.bucketing().columnType(),
-        id.toString(),
-        pinned.snapshotId(),
-        pinned.sequenceNumber(),
-        last.snapshotId(),
-        pinned.timestampMillis(),
-        last.timestampMillis(),
-        0,
-        0,
-        rowsWritten,
-        rowsReplaced,
-        added,
-        removed,
-        0,
-        source.uuid().toString(),
-        target.uuid().toString(),
-        metadataLocation(target),
-        null,
-        RequestCounts.NONE);
+        SourceSnapshot.of(source, pinned),
+        RefreshOutcome.Target.of(target, last),
+        RefreshOutcome.Work.recorded(rowsWritten, rowsReplaced, added, removed));
   }
 
   private static ChunkId chunkOf(Snapshot snapshot) {

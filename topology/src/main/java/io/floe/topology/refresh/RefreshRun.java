@@ -2,7 +2,7 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.iceberg.RequestCounts;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.refresh.ViewRefresher.ProgressListener;
 import io.floe.topology.refresh.eval.CompiledQuery;
@@ -279,29 +279,25 @@ final class RefreshRun {
       }
     }
     Snapshot committed = targetSnapshotId == null ? null : target.snapshot(targetSnapshotId);
-    return new RefreshOutcome(
-        RefreshOutcome.Status.COMMITTED,
+    return RefreshOutcome.committed(
+        id,
         recompute.mode(),
         recompute.reason(),
         dirty,
         bucketType,
-        id.toString(),
-        snapshot.snapshotId(),
-        snapshot.sequenceNumber(),
-        targetSnapshotId,
-        snapshot.timestampMillis(),
-        committed == null ? null : committed.timestampMillis(),
-        rowsRead,
-        bytesRead,
-        rowsWritten,
-        rowsRemoved,
-        filesAdded,
-        filesRemoved,
-        chunksCommitted,
-        source.uuid().toString(),
-        target.uuid().toString(),
-        RefreshOutcomes.metadataLocation(target),
-        null,
-        RequestCounts.NONE);
+        SourceSnapshot.of(source, snapshot),
+        new RefreshOutcome.Target(
+            target.uuid().toString(),
+            targetSnapshotId,
+            committed == null ? null : committed.timestampMillis(),
+            RefreshOutcome.Target.metadataLocation(target)),
+        new RefreshOutcome.Work(
+            rowsRead,
+            bytesRead,
+            rowsWritten,
+            rowsRemoved,
+            filesAdded,
+            filesRemoved,
+            chunksCommitted));
   }
 }

@@ -289,12 +289,13 @@ public final class ViewRefresher {
       Table target, CompiledView view, RefreshOutcome outcome, BucketRangeSet hot) {
     RefreshOutcome.Compaction compaction;
     try (RequestStage.Scope maintaining = RequestStage.MAINTAIN.enter()) {
-      compaction = TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks);
+      compaction =
+          TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId().toString(), hooks);
       TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis());
     }
     return compaction == null
         ? outcome
-        : outcome.withCompaction(compaction, RefreshOutcomes.metadataLocation(target));
+        : outcome.withCompaction(compaction, RefreshOutcome.Target.metadataLocation(target));
   }
 
   private Table load(CompiledView view, TableName name) {

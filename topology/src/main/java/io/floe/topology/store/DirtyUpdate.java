@@ -1,8 +1,12 @@
 package io.floe.topology.store;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.floe.topology.bucket.TimeRange;
+import io.floe.topology.detect.SourceSnapshot;
 
 /**
  * The value of the repartition topic from the detect to the maintain stage, keyed by view name:
@@ -17,24 +21,30 @@ public sealed interface DirtyUpdate permits DirtyUpdate.Change, DirtyUpdate.Requ
 
   /**
    * The buckets one source snapshot changed. Changes reach a view in the commit order of its
-   * source, so the latest change names the snapshot the next refresh reads.
+   * source, so the latest change names the snapshot the next refresh reads. Written with the
+   * snapshot's fields flat, as earlier releases wrote them, so that either release reads the
+   * other's.
    *
    * @param table the source table, catalog.namespace.table
-   * @param tableUuid the source table's UUID: changes of a table dropped and recreated under the
-   *     same name are told apart by it
-   * @param snapshotId the source snapshot
-   * @param sequenceNumber its sequence number, to ignore snapshots the view already reflects
-   * @param committedAt when the source snapshot was committed (epoch millis)
+   * @param snapshot the source snapshot; its table's UUID tells changes of a table dropped and
+   *     recreated under the same name apart, its sequence number those the view already reflects
    * @param dirty the buckets it changed
    */
-  record Change(
-      String table,
-      String tableUuid,
-      long snapshotId,
-      long sequenceNumber,
-      long committedAt,
-      StoredDirty dirty)
-      implements DirtyUpdate {}
+  record Change(String table, @JsonUnwrapped SourceSnapshot snapshot, StoredDirty dirty)
+      implements DirtyUpdate {
+
+    @JsonCreator
+    static Change stored(
+        @JsonProperty("table") String table,
+        @JsonProperty("tableUuid") String tableUuid,
+        @JsonProperty("snapshotId") long snapshotId,
+        @JsonProperty("sequenceNumber") long sequenceNumber,
+        @JsonProperty("committedAt") long committedAt,
+        @JsonProperty("dirty") StoredDirty dirty) {
+      return new Change(
+          table, new SourceSnapshot(tableUuid, snapshotId, sequenceNumber, committedAt), dirty);
+    }
+  }
 
   /**
    * A user's request: refresh now, catching up with the source, or recompute every bucket.

@@ -1,5 +1,9 @@
 package io.floe.topology.store;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import io.floe.topology.detect.SourceSnapshot;
 import java.util.List;
 
 /**
@@ -14,19 +18,24 @@ public record QueuedSnapshots(List<Queued> snapshots) {
   }
 
   /**
-   * One snapshot waiting for detection.
+   * One snapshot waiting for detection. Stored with the snapshot's fields flat, as earlier releases
+   * stored them, so that either release reads the other's.
    *
-   * @param tableUuid the UUID of the table it belongs to
-   * @param snapshotId the snapshot
-   * @param sequenceNumber its sequence number
-   * @param committedAt its commit time (epoch millis)
+   * @param snapshot the snapshot
    * @param brokenReason why the history before it could not be walked (every bucket of every view
    *     is then dirty), or null
    */
-  public record Queued(
-      String tableUuid,
-      long snapshotId,
-      long sequenceNumber,
-      long committedAt,
-      String brokenReason) {}
+  public record Queued(@JsonUnwrapped SourceSnapshot snapshot, String brokenReason) {
+
+    @JsonCreator
+    static Queued stored(
+        @JsonProperty("tableUuid") String tableUuid,
+        @JsonProperty("snapshotId") long snapshotId,
+        @JsonProperty("sequenceNumber") long sequenceNumber,
+        @JsonProperty("committedAt") long committedAt,
+        @JsonProperty("brokenReason") String brokenReason) {
+      return new Queued(
+          new SourceSnapshot(tableUuid, snapshotId, sequenceNumber, committedAt), brokenReason);
+    }
+  }
 }

@@ -6,6 +6,7 @@ import io.floe.schemas.RefreshMode;
 import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.iceberg.RequestCounts;
 import io.floe.topology.maintain.ViewMaintainer.Lookup;
 import io.floe.topology.maintain.ViewMaintainer.Next;
@@ -36,7 +37,7 @@ class ViewMaintainerTest {
   private static final String VIEW = "ohlcv_1m";
   private static final TableName TRADES = TableName.parse("lake.market.trades");
   private static final TableName TARGET = TableName.parse("lake.analytics.ohlcv_1m");
-  private static final ViewState.Pin PINNED = new ViewState.Pin(42L, 7L, NOW - 500, "uuid-1");
+  private static final SourceSnapshot PINNED = new SourceSnapshot("uuid-1", 42L, 7L, NOW - 500);
 
   private final ViewIndex index = new ViewIndex();
   private final ViewMaintainer maintainer = new ViewMaintainer(index, Duration.ofMinutes(5));
@@ -66,28 +67,21 @@ class ViewMaintainerTest {
   }
 
   private static RefreshOutcome outcome(RefreshOutcome.Status status, String refreshId) {
+    boolean committed = status == RefreshOutcome.Status.COMMITTED;
     return new RefreshOutcome(
         status,
         RefreshOutcome.Mode.FULL,
         "first refresh of the view",
+        RefreshId.parse(refreshId),
         DirtyBuckets.all("first refresh of the view"),
         null,
-        refreshId,
-        PINNED.snapshotId(),
-        PINNED.sequenceNumber(),
-        status == RefreshOutcome.Status.COMMITTED ? 99L : null,
-        PINNED.committedAt(),
-        status == RefreshOutcome.Status.COMMITTED ? NOW + 100 : null,
-        10,
-        1_000,
-        3,
-        0,
-        1,
-        0,
-        1,
-        "uuid-1",
-        "uuid-2",
-        "file:/target/metadata/v2.metadata.json",
+        PINNED,
+        new RefreshOutcome.Target(
+            "uuid-2",
+            committed ? 99L : null,
+            committed ? NOW + 100 : null,
+            "file:/target/metadata/v2.metadata.json"),
+        new RefreshOutcome.Work(10, 1_000, 3, 0, 1, 0, 1),
         null,
         RequestCounts.NONE);
   }
@@ -395,10 +389,7 @@ class ViewMaintainerTest {
     DirtyUpdate change =
         new DirtyUpdate.Change(
             TRADES.toString(),
-            "uuid-1",
-            43L,
-            8L,
-            NOW,
+            new SourceSnapshot("uuid-1", 43L, 8L, NOW),
             StoredDirty.of(DirtyBuckets.all("appended")));
 
     assertThat(maintainer.received("gone", null, change, NOW)).isNull();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.StoredView;
@@ -41,7 +42,7 @@ class ViewStateTest {
     ViewState stored = serde.deserialize("t", serde.serialize("t", state));
 
     // When its refresh starts, and is stored in flight
-    stored.pinned(new ViewState.Pin(42L, 7L, NOW - 500, "uuid-1"));
+    stored.pinned(new SourceSnapshot("uuid-1", 42L, 7L, NOW - 500));
     stored.start("ohlcv_1m@v:42/range-1", NOW);
     ViewState inFlight = serde.deserialize("t", serde.serialize("t", stored));
 
@@ -84,7 +85,7 @@ class ViewStateTest {
       throws Exception {
     // Given
     ViewState state = pinningNewView();
-    ViewState.Pin first = new ViewState.Pin(42L, 1L, NOW, "uuid");
+    SourceSnapshot first = new SourceSnapshot("uuid", 42L, 1L, NOW);
     state.addChange(TRADES, TRADES, DirtyBuckets.all("appended"), first, NOW + 10);
 
     // When
@@ -115,9 +116,9 @@ class ViewStateTest {
   /** A view whose first refresh reached source snapshot 42, committed at {@code NOW}. */
   private static ViewState currentView() throws Exception {
     ViewState state = pinningNewView();
-    state.pinned(new ViewState.Pin(42L, 1L, NOW - 5_000, "uuid"));
+    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000));
     state.start("r1", NOW);
-    state.complete(null, new ViewState.Pin(42L, 1L, NOW - 5_000, "uuid"), NOW + 100);
+    state.complete(null, new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000), NOW + 100);
     return state;
   }
 
@@ -126,14 +127,14 @@ class ViewStateTest {
       throws Exception {
     // Given a view defined at NOW over a source last committed long before
     ViewState state = pinningNewView();
-    state.pinned(new ViewState.Pin(42L, 1L, NOW - 3_600_000, "uuid"));
+    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 3_600_000));
 
     // When its first refresh runs
     state.start("r1", NOW + 1_000);
 
     // Then it is stale from its definition, not from the source's old commit, until it completes
     assertThat(state.stalenessMs(NOW + 2_000)).isEqualTo(2_000);
-    state.complete(null, new ViewState.Pin(42L, 1L, NOW - 3_600_000, "uuid"), NOW + 3_000);
+    state.complete(null, new SourceSnapshot("uuid", 42L, 1L, NOW - 3_600_000), NOW + 3_000);
     assertThat(state.stalenessMs(NOW + 4_000)).isZero();
     assertThat(state.unreflectedSince()).isNull();
   }
@@ -145,9 +146,9 @@ class ViewStateTest {
 
     // When two commits arrive, at NOW + 1 s and NOW + 3 s
     state.addChange(
-        TRADES, TRADES, DirtyBuckets.all("a"), new ViewState.Pin(43L, 2L, NOW + 1_000, "uuid"), 0);
+        TRADES, TRADES, DirtyBuckets.all("a"), new SourceSnapshot("uuid", 43L, 2L, NOW + 1_000), 0);
     state.addChange(
-        TRADES, TRADES, DirtyBuckets.all("b"), new ViewState.Pin(44L, 3L, NOW + 3_000, "uuid"), 0);
+        TRADES, TRADES, DirtyBuckets.all("b"), new SourceSnapshot("uuid", 44L, 3L, NOW + 3_000), 0);
 
     // Then it is as stale as the first of them is old
     assertThat(state.stalenessMs(NOW + 10_000)).isEqualTo(9_000);
@@ -160,7 +161,7 @@ class ViewStateTest {
 
     // When the change of snapshot 42 arrives again (a duplicate notice)
     state.addChange(
-        TRADES, TRADES, DirtyBuckets.none(), new ViewState.Pin(42L, 1L, NOW - 5_000, "uuid"), 0);
+        TRADES, TRADES, DirtyBuckets.none(), new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000), 0);
 
     // Then it stays current
     assertThat(state.stalenessMs(NOW + 10_000)).isZero();
@@ -170,7 +171,7 @@ class ViewStateTest {
   void shouldCountFromTheCommitsOfARefreshThatFailedUntilARetryCompletes() throws Exception {
     // Given a commit at NOW + 1 s whose refresh fails
     ViewState state = currentView();
-    ViewState.Pin commit = new ViewState.Pin(43L, 2L, NOW + 1_000, "uuid");
+    SourceSnapshot commit = new SourceSnapshot("uuid", 43L, 2L, NOW + 1_000);
     state.addChange(TRADES, TRADES, DirtyBuckets.all("a"), commit, NOW + 1_000);
     state.start("r2", NOW + 1_200);
     state.fail("boom", NOW + 1_500, java.time.Duration.ofMinutes(1));
@@ -181,7 +182,7 @@ class ViewStateTest {
         TRADES,
         TRADES,
         DirtyBuckets.all("b"),
-        new ViewState.Pin(44L, 3L, NOW + 6_000, "uuid"),
+        new SourceSnapshot("uuid", 44L, 3L, NOW + 6_000),
         NOW + 6_000);
 
     // Then it counts from the first commit until the retry completes, then from the second
@@ -198,7 +199,7 @@ class ViewStateTest {
     // When a refresh is requested and the source's current snapshot is the one it reflects
     state.requestRefresh(false, NOW + 1_000);
     state.pinning();
-    state.pinned(new ViewState.Pin(42L, 1L, NOW - 5_000, "uuid"));
+    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000));
 
     // Then it is not stale
     assertThat(state.stalenessMs(NOW + 2_000)).isZero();
@@ -212,7 +213,7 @@ class ViewStateTest {
     // When a refresh is requested and the source has a commit nobody announced, at NOW + 1 s
     state.requestRefresh(false, NOW + 2_000);
     state.pinning();
-    state.pinned(new ViewState.Pin(43L, 2L, NOW + 1_000, "uuid"));
+    state.pinned(new SourceSnapshot("uuid", 43L, 2L, NOW + 1_000));
 
     // Then it is stale from that commit
     assertThat(state.stalenessMs(NOW + 4_000)).isEqualTo(3_000);

@@ -74,7 +74,7 @@ class DetectDirtyBucketsProcessorTest {
         .singleElement()
         .satisfies(
             change -> {
-              assertThat(change.snapshotId()).isEqualTo(snapshot.snapshotId());
+              assertThat(change.snapshot().snapshotId()).isEqualTo(snapshot.snapshotId());
               DirtyBuckets dirty = change.dirty().toDirtyBuckets();
               assertThat(dirty.full()).isFalse();
               assertThat(dirty.ranges().ranges()).hasSize(1);
@@ -96,7 +96,7 @@ class DetectDirtyBucketsProcessorTest {
         .singleElement()
         .satisfies(
             change -> {
-              assertThat(change.snapshotId()).isEqualTo(snapshot.snapshotId());
+              assertThat(change.snapshot().snapshotId()).isEqualTo(snapshot.snapshotId());
               assertThat(change.dirty().toDirtyBuckets().full()).isTrue();
             });
     assertThat(loads).hasValue(3);

@@ -9,6 +9,7 @@ import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.TimeRange;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoredView;
@@ -117,7 +118,9 @@ class EventRecordsTest {
 
     // Then
     assertThat(EventRecords.tableOf(event.getTable())).isEqualTo(TRADES);
-    assertThat(queued).isEqualTo(new QueuedSnapshots.Queued("uuid-1", 42L, 7L, 9_000L, "expired"));
+    assertThat(queued)
+        .isEqualTo(
+            new QueuedSnapshots.Queued(new SourceSnapshot("uuid-1", 42L, 7L, 9_000L), "expired"));
   }
 
   @Test

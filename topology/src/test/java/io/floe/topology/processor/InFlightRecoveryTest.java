@@ -169,7 +169,7 @@ class InFlightRecoveryTest {
             f -> {
               assertThat(f.record().key()).isEqualTo("bars");
               DirtyUpdate.Change change = (DirtyUpdate.Change) f.record().value();
-              assertThat(change.snapshotId()).isEqualTo(s2.snapshotId());
+              assertThat(change.snapshot().snapshotId()).isEqualTo(s2.snapshotId());
               assertThat(change.dirty().toDirtyBuckets().ranges().ranges()).hasSize(1);
             });
     assertThat(queue.get("lake.market.trades")).isNull();

@@ -108,8 +108,8 @@ class ChunkedRefreshTest {
     RefreshOutcome outcome = firstRefresh(view, trades.currentSnapshot().snapshotId());
 
     // Before, chunks of a day of minutes walked from year 1 to 9999: 3.65 million commits.
-    assertThat(outcome.chunks()).isEqualTo(1);
-    assertThat(outcome.rowsWritten()).isEqualTo(32);
+    assertThat(outcome.work().chunks()).isEqualTo(1);
+    assertThat(outcome.work().rowsWritten()).isEqualTo(32);
     OracleAssertions.assertMatches(
         target(view), trades, trades.currentSnapshot().snapshotId(), OHLCV);
   }
@@ -128,7 +128,7 @@ class ChunkedRefreshTest {
             p -> progress.add(p.toString()));
 
     // 1 + 30 + 1 minutes hold data.
-    assertThat(outcome.chunks()).isEqualTo(5);
+    assertThat(outcome.work().chunks()).isEqualTo(5);
     assertThat(progress)
         .containsExactly(
             "7/32 buckets (chunk 1/5)",
@@ -174,7 +174,7 @@ class ChunkedRefreshTest {
     assertThat(progress)
         .containsExactly(
             "3/8 buckets (chunk 1/3)", "6/8 buckets (chunk 2/3)", "8/8 buckets (chunk 3/3)");
-    assertThat(outcome.rowsWritten()).isEqualTo(8);
+    assertThat(outcome.work().rowsWritten()).isEqualTo(8);
     OracleAssertions.assertMatches(
         target(view), trades, trades.currentSnapshot().snapshotId(), BINS_5M);
   }
@@ -204,7 +204,7 @@ class ChunkedRefreshTest {
     List<String> progress = new ArrayList<>();
     RefreshOutcome resumed = refresher.refresh(request, p -> progress.add(p.toString()));
 
-    assertThat(resumed.chunks()).isEqualTo(3);
+    assertThat(resumed.work().chunks()).isEqualTo(3);
     assertThat(progress)
         .containsExactly(
             "21/32 buckets (chunk 3/5)", "28/32 buckets (chunk 4/5)", "32/32 buckets (chunk 5/5)");
@@ -228,8 +228,8 @@ class ChunkedRefreshTest {
     RefreshOutcome outcome = firstRefresh(view, s);
 
     // 151,200 rows in 30 day files: before, one commit per day of minutes.
-    assertThat(outcome.rowsRead()).isEqualTo(151_200);
-    assertThat(outcome.chunks()).isEqualTo(1);
+    assertThat(outcome.work().rowsRead()).isEqualTo(151_200);
+    assertThat(outcome.work().chunks()).isEqualTo(1);
     assertThat(floeCommits(target(view))).isEqualTo(1);
     OracleAssertions.assertMatches(target(view), trades, s, OHLCV);
   }
@@ -262,8 +262,8 @@ class ChunkedRefreshTest {
 
     // Eight minutes hold data, three a chunk; the stale target rows around them all go.
     assertThat(outcome.full()).isTrue();
-    assertThat(outcome.chunks()).isEqualTo(3);
-    assertThat(outcome.rowsRemoved()).isEqualTo(20);
+    assertThat(outcome.work().chunks()).isEqualTo(3);
+    assertThat(outcome.work().rowsRemoved()).isEqualTo(20);
     OracleAssertions.assertMatches(target(view), trades, s, OHLCV);
   }
 

@@ -106,7 +106,7 @@ class CommitStateUnknownTest {
     // Then the commit that landed is reported, and made once
     assertThat(catalog.lost.get()).isEqualTo(1);
     assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
-    assertThat(target().snapshot(outcome.targetSnapshotId()).parentId()).isEqualTo(before);
+    assertThat(target().snapshot(outcome.target().snapshotId()).parentId()).isEqualTo(before);
     OracleAssertions.assertMatches(
         target(), trades, trades.currentSnapshot().snapshotId(), TradeViews.OHLCV_1M);
   }

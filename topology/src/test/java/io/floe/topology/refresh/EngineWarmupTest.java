@@ -13,7 +13,7 @@ class EngineWarmupTest {
 
     // Then its refresh read every row through the engine and wrote the groups of 16 keys over the
     // minutes of a day
-    assertThat(outcome.rowsRead()).isEqualTo(20_000);
-    assertThat(outcome.rowsWritten()).isBetween(1_440L, 16L * 1_440);
+    assertThat(outcome.work().rowsRead()).isEqualTo(20_000);
+    assertThat(outcome.work().rowsWritten()).isBetween(1_440L, 16L * 1_440);
   }
 }

@@ -279,10 +279,10 @@ class NameMappingRefreshTest {
     // Then the second refresh recomputed everything under an id of its own, and its replay finds
     // it applied under that id
     assertThat(second.mode()).isEqualTo(RefreshOutcome.Mode.FULL);
-    assertThat(second.refreshId()).startsWith(first.refreshId() + "/reads-");
+    assertThat(second.refreshId().toString()).startsWith(first.refreshId() + "/reads-");
     assertThat(replayed.status()).isEqualTo(RefreshOutcome.Status.ALREADY_APPLIED);
     assertThat(replayed.refreshId()).isEqualTo(second.refreshId());
-    assertThat(replayed.targetSnapshotId()).isEqualTo(second.targetSnapshotId());
+    assertThat(replayed.target().snapshotId()).isEqualTo(second.target().snapshotId());
     OracleAssertions.assertMatches(target("prices"), legacy, snapshot, PRICES);
     assertThat(onlyRow(target("prices")).getField("price")).isEqualTo(0.75);
   }

@@ -158,8 +158,8 @@ class NanosecondViewRefreshTest {
     assertThat(second.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
     assertThat(second.full()).isFalse();
     // Only the day file of April 8th is read, and only the 10:00 bars are replaced.
-    assertThat(second.rowsRead()).isEqualTo(5);
-    assertThat(second.rowsRemoved()).isEqualTo(2);
+    assertThat(second.work().rowsRead()).isEqualTo(5);
+    assertThat(second.work().rowsRemoved()).isEqualTo(2);
   }
 
   private static final String VOLUME =
@@ -196,8 +196,8 @@ class NanosecondViewRefreshTest {
     assertThat(dirty.ranges().ranges().get(0).start()).isEqualTo(Long.MIN_VALUE);
     assertThat(dirty.ranges().ranges().get(1).isOpenEnded()).isTrue();
     assertThat(outcome.delta()).isTrue();
-    assertThat(outcome.rowsRead()).isEqualTo(2);
-    assertThat(outcome.rowsRemoved()).isEqualTo(2);
+    assertThat(outcome.work().rowsRead()).isEqualTo(2);
+    assertThat(outcome.work().rowsRemoved()).isEqualTo(2);
   }
 
   private static final String BINS =

@@ -272,7 +272,7 @@ class RefreshEdgesTest {
     RefreshOutcome resumed = refresher.refresh(forced, p -> progress.add(p.toString()));
 
     assertThat(resumed.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
-    assertThat(resumed.chunks()).isEqualTo(2);
+    assertThat(resumed.work().chunks()).isEqualTo(2);
     assertThat(progress).containsExactly("15/20 buckets (chunk 3/4)", "20/20 buckets (chunk 4/4)");
     assertThat(target().properties())
         .containsEntry(FloeProperties.REFRESH_ID, forced.id().toString())
@@ -308,7 +308,7 @@ class RefreshEdgesTest {
             p -> progress.add(p.toString()));
 
     assertThat(cutInSeven.version()).isEqualTo(cutInFive.version());
-    assertThat(restarted.chunks()).isEqualTo(3);
+    assertThat(restarted.work().chunks()).isEqualTo(3);
     assertThat(progress)
         .containsExactly(
             "7/20 buckets (chunk 1/3)", "14/20 buckets (chunk 2/3)", "20/20 buckets (chunk 3/3)");
@@ -337,8 +337,8 @@ class RefreshEdgesTest {
     assertThat(replayed.mode()).isEqualTo(committed.mode());
     assertThat(replayed.recomputed()).isEqualTo(committed.recomputed());
     assertThat(replayed.recomputed().ranges().ranges()).hasSize(1);
-    assertThat(replayed.targetSnapshotId()).isEqualTo(committed.targetSnapshotId());
-    assertThat(replayed.rowsWritten()).isEqualTo(committed.rowsWritten());
+    assertThat(replayed.target().snapshotId()).isEqualTo(committed.target().snapshotId());
+    assertThat(replayed.work().rowsWritten()).isEqualTo(committed.work().rowsWritten());
   }
 
   @Test
@@ -390,7 +390,7 @@ class RefreshEdgesTest {
       // Then each refresh recomputes the day from all its rows: floating-point sums are never
       // folded into their target values, which could not keep the precision a recompute keeps
       assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
-      assertThat(outcome.rowsRead()).isEqualTo(i + 1);
+      assertThat(outcome.work().rowsRead()).isEqualTo(i + 1);
     }
 
     // And the sums are those of a recompute, rounded once: exact, as the oracle says too

@@ -231,7 +231,7 @@ class TargetWritesTest {
     assertThat(checked).anyMatch(c -> c.startsWith("compaction"));
     if (mode == WriteMode.MERGE_ON_READ) {
       assertThat(outcomes)
-          .anyMatch(o -> o.targetSnapshotId() != null && hasDeletes(target(minute), o));
+          .anyMatch(o -> o.target().snapshotId() != null && hasDeletes(target(minute), o));
     }
   }
 
@@ -245,7 +245,7 @@ class TargetWritesTest {
   }
 
   private static boolean hasDeletes(Table target, RefreshOutcome outcome) {
-    Snapshot snapshot = target.snapshot(outcome.targetSnapshotId());
+    Snapshot snapshot = target.snapshot(outcome.target().snapshotId());
     return snapshot != null
         && Integer.parseInt(snapshot.summary().getOrDefault("added-delete-files", "0")) > 0;
   }
@@ -322,7 +322,7 @@ class TargetWritesTest {
     lake.append(source, typedRows(schema, 400, 60, 2));
     RefreshOutcome outcome = maintain(refresher, view);
 
-    assertThat(target(view).snapshot(outcome.targetSnapshotId()).summary())
+    assertThat(target(view).snapshot(outcome.target().snapshotId()).summary())
         .containsKey(FloeProperties.REFRESH_MODE)
         .doesNotContainEntry(FloeProperties.REFRESH_MODE, "full");
   }
@@ -422,7 +422,8 @@ class TargetWritesTest {
 
     // Then its rows were written by several writers, each bucket in one file only (the oracle
     // agreed in maintain)
-    assertThat(outcome.rowsWritten()).isGreaterThan(2L * BucketReplacement.MIN_ROWS_PER_WRITER);
+    assertThat(outcome.work().rowsWritten())
+        .isGreaterThan(2L * BucketReplacement.MIN_ROWS_PER_WRITER);
     Table target = target(minute);
     List<long[]> bounds = new ArrayList<>();
     int bucketId = target.schema().findField("minute_ts").fieldId();
@@ -485,10 +486,10 @@ class TargetWritesTest {
         RefreshOutcome outcome = maintain(refresher, minute);
 
         // Then each refresh writes the rows of that minute and nothing else
-        Snapshot committed = target(minute).snapshot(outcome.targetSnapshotId());
+        Snapshot committed = target(minute).snapshot(outcome.target().snapshotId());
         assertThat(Long.parseLong(committed.summary().get("added-records")))
             .as("%s refresh %d", mode, i)
-            .isEqualTo(outcome.rowsWritten())
+            .isEqualTo(outcome.work().rowsWritten())
             .isEqualTo(2);
         assertThat(committed.summary().getOrDefault("deleted-records", "0"))
             .isIn("0", "2", "4", "6", "8");
@@ -528,10 +529,10 @@ class TargetWritesTest {
     RefreshOutcome outcome = maintain(refresher, minute);
 
     // Then copy-on-write rewrites that minute's rows, not the day's file they were written with
-    Snapshot committed = target(minute).snapshot(outcome.targetSnapshotId());
+    Snapshot committed = target(minute).snapshot(outcome.target().snapshotId());
     assertThat(Long.parseLong(committed.summary().get("deleted-records"))).isEqualTo(rowsOfNewest);
     assertThat(Long.parseLong(committed.summary().get("added-records")))
-        .isEqualTo(outcome.rowsWritten());
+        .isEqualTo(outcome.work().rowsWritten());
   }
 
   @Test
@@ -558,9 +559,9 @@ class TargetWritesTest {
 
     // Then the refresh writes that minute's rows and nothing else: no file holding other minutes
     // was rewritten
-    Snapshot committed = target(minute).snapshot(outcome.targetSnapshotId());
+    Snapshot committed = target(minute).snapshot(outcome.target().snapshotId());
     assertThat(Long.parseLong(committed.summary().get("added-records")))
-        .isEqualTo(outcome.rowsWritten())
+        .isEqualTo(outcome.work().rowsWritten())
         .isEqualTo(2);
     assertThat(committed.summary().get("deleted-records")).isEqualTo("2");
   }
@@ -603,7 +604,7 @@ class TargetWritesTest {
     assertThat(outcome.compaction()).isNotNull();
     Table target = target(minute);
     Snapshot compaction = target.currentSnapshot();
-    Snapshot refreshed = target.snapshot(outcome.targetSnapshotId());
+    Snapshot refreshed = target.snapshot(outcome.target().snapshotId());
     assertThat(compaction.snapshotId()).isEqualTo(outcome.compaction().targetSnapshotId());
     assertThat(compaction.operation()).isEqualTo(DataOperations.REPLACE);
     assertThat(compaction.parentId()).isEqualTo(refreshed.snapshotId());
@@ -618,10 +619,10 @@ class TargetWritesTest {
     }
     assertThat(compaction.summary())
         .doesNotContainKey(FloeProperties.REFRESH_ID)
-        .containsEntry(TargetCompaction.COMPACTION_AFTER, outcome.refreshId());
+        .containsEntry(TargetCompaction.COMPACTION_AFTER, outcome.refreshId().toString());
     assertThat(target.properties())
         .containsEntry(
-            FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(outcome.sourceSnapshotId()));
+            FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(outcome.source().snapshotId()));
     // A chained view finds nothing to refresh in it.
     ViewDefinition hour = view("ohlcv_1h", OHLCV_1H);
     assertThat(

@@ -164,7 +164,7 @@ class ViewRefresherTest {
     assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
     assertThat(outcome.full()).isTrue();
     assertThat(outcome.reason()).isEqualTo("first refresh of the view");
-    assertThat(outcome.rowsWritten()).isEqualTo(4);
+    assertThat(outcome.work().rowsWritten()).isEqualTo(4);
     Table target = target(view);
     OracleAssertions.assertMatches(target, trades, s1, OHLCV);
     assertThat(target.properties())
@@ -173,7 +173,7 @@ class ViewRefresherTest {
         .containsEntry(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(s1))
         .doesNotContainKey(FloeProperties.PROGRESS);
     Snapshot committed = target.currentSnapshot();
-    assertThat(committed.snapshotId()).isEqualTo(outcome.targetSnapshotId());
+    assertThat(committed.snapshotId()).isEqualTo(outcome.target().snapshotId());
     assertThat(committed.summary())
         .containsEntry(FloeProperties.VIEW, "ohlcv_1m")
         .containsEntry(FloeProperties.VIEW_VERSION, view.version())
@@ -199,10 +199,10 @@ class ViewRefresherTest {
         refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:45Z", "2026-04-08T11:30:00Z"));
 
     assertThat(outcome.full()).isFalse();
-    assertThat(outcome.rowsWritten()).isEqualTo(3);
-    assertThat(outcome.rowsRemoved()).isEqualTo(2);
+    assertThat(outcome.work().rowsWritten()).isEqualTo(3);
+    assertThat(outcome.work().rowsRemoved()).isEqualTo(2);
     // Only the files of the two dirty minutes (and their neighbours in the same file) are read.
-    assertThat(outcome.rowsRead()).isLessThan(7);
+    assertThat(outcome.work().rowsRead()).isLessThan(7);
     OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
   }
 
@@ -238,9 +238,9 @@ class ViewRefresherTest {
 
     assertThat(outcome.full()).isFalse();
     assertThat(outcome.delta()).isTrue();
-    assertThat(outcome.rowsRead()).isEqualTo(3);
-    assertThat(outcome.rowsRemoved()).isEqualTo(1);
-    assertThat(outcome.rowsWritten()).isEqualTo(3);
+    assertThat(outcome.work().rowsRead()).isEqualTo(3);
+    assertThat(outcome.work().rowsRemoved()).isEqualTo(1);
+    assertThat(outcome.work().rowsWritten()).isEqualTo(3);
     assertThat(target(view).currentSnapshot().summary())
         .containsEntry(FloeProperties.REFRESH_MODE, "delta");
     OracleAssertions.assertMatches(target(view), trades, s2, VOLUME);
@@ -258,7 +258,7 @@ class ViewRefresherTest {
     long s6 =
         lake.append(trades, List.of(lake.trade("MSFT", "2026-04-08T10:01:30Z", 97.0, 1L, "S")));
     outcome = refresh(view, s6, s3, minutesTouched("2026-04-08T10:00:02Z", "2026-04-08T10:01:30Z"));
-    assertThat(outcome.rowsRead()).isEqualTo(2);
+    assertThat(outcome.work().rowsRead()).isEqualTo(2);
     assertThat(target(view).currentSnapshot().summary())
         .containsEntry(FloeProperties.REFRESH_MODE, "delta");
     OracleAssertions.assertMatches(target(view), trades, s6, VOLUME);
@@ -306,7 +306,7 @@ class ViewRefresherTest {
 
     // min_by and max_by need every row of the bucket: they are read again.
     assertThat(outcome.delta()).isFalse();
-    assertThat(outcome.rowsRead()).isGreaterThan(1);
+    assertThat(outcome.work().rowsRead()).isGreaterThan(1);
     assertThat(target(view).currentSnapshot().summary())
         .containsEntry(FloeProperties.REFRESH_MODE, "incremental");
     OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
@@ -338,7 +338,7 @@ class ViewRefresherTest {
     RefreshOutcome replay = refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:50Z"));
 
     assertThat(replay.status()).isEqualTo(RefreshOutcome.Status.ALREADY_APPLIED);
-    assertThat(replay.targetSnapshotId()).isEqualTo(first.targetSnapshotId());
+    assertThat(replay.target().snapshotId()).isEqualTo(first.target().snapshotId());
     assertThat(target(view).currentSnapshot().snapshotId()).isEqualTo(targetSnapshot);
     OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
   }
@@ -380,7 +380,7 @@ class ViewRefresherTest {
               progress.add(p + " " + t.properties().get(FloeProperties.SOURCE_SNAPSHOT_ID));
             });
 
-    assertThat(outcome.chunks()).isEqualTo(5);
+    assertThat(outcome.work().chunks()).isEqualTo(5);
     assertThat(progress)
         .containsExactly(
             "7/30 buckets (chunk 1/5) null",
@@ -423,7 +423,7 @@ class ViewRefresherTest {
     List<String> progress = new ArrayList<>();
     RefreshOutcome resumed = refresher.refresh(request, p -> progress.add(p.toString()));
 
-    assertThat(resumed.chunks()).isEqualTo(2);
+    assertThat(resumed.work().chunks()).isEqualTo(2);
     assertThat(progress).containsExactly("15/20 buckets (chunk 3/4)", "20/20 buckets (chunk 4/4)");
     assertThat(count(target(view).snapshots())).isEqualTo(snapshotsBefore + 2);
     OracleAssertions.assertMatches(target(view), trades, s1, OHLCV);
@@ -641,7 +641,7 @@ class ViewRefresherTest {
 
     // The day-partitioned source is read for the whole week, not just the new day (avg is not
     // decomposable, so the appended row cannot simply be folded in).
-    assertThat(outcome.rowsRead()).isEqualTo(3);
+    assertThat(outcome.work().rowsRead()).isEqualTo(3);
     OracleAssertions.assertMatches(target(view), trades, s2, weekly);
   }
 
@@ -658,7 +658,7 @@ class ViewRefresherTest {
 
     assertThat(outcome.full()).isFalse();
     // Only the 10:00 minute is recomputed: its AAPL and MSFT bars.
-    assertThat(outcome.rowsWritten()).isEqualTo(2);
+    assertThat(outcome.work().rowsWritten()).isEqualTo(2);
     OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
   }
 
@@ -770,7 +770,7 @@ class ViewRefresherTest {
             ViewRefresher.ProgressListener.NONE);
 
     assertThat(outcome.full()).isTrue();
-    assertThat(outcome.rowsWritten()).isEqualTo(4);
+    assertThat(outcome.work().rowsWritten()).isEqualTo(4);
     OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
   }
 
