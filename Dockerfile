@@ -24,16 +24,17 @@ COPY app/src app/src
 COPY dev/src dev/src
 COPY engines/spark/src engines/spark/src
 COPY engines/trino/src engines/trino/src
-# app and what it depends on; the developer tool (dev/) is not built.
-RUN --mount=type=cache,target=/root/.m2 mvn -B -ntp -DskipTests -pl app -am package
+# app and what it depends on, and the developer tool (dev/), whose training run makes the runtime's
+# ahead-of-time cache below; the tool never reaches the runtime image.
+RUN --mount=type=cache,target=/root/.m2 mvn -B -ntp -DskipTests -pl app,dev -am package
 
 # --- runtime -----------------------------------------------------------------------------------
-# Java 17, not 25's ahead-of-time cache: Hadoop 3.4's UserGroupInformation, which Parquet and
-# HadoopFileIO reach, calls Subject.getSubject, which Java 24+ no longer supports
-# (UnsupportedOperationException: getSubject is not supported, in ServiceImageIT on Temurin 25).
-# No setting avoids it: Temurin 25.0.3 refuses -Djava.security.manager=allow, which earlier JDKs
-# took to keep getSubject working ("Enabling a Security Manager is not supported").
-FROM eclipse-temurin:17-jre
+# Java 25, for its ahead-of-time cache (below); the code targets Java 17 and its tests pass on both.
+# Hadoop 3.4.3 or later is what makes 25 possible: 3.4.2's UserGroupInformation, which Parquet and
+# HadoopFileIO reach, called Subject.getSubject, which Java 24+ no longer supports
+# (UnsupportedOperationException: getSubject is not supported), and no setting revives it (25
+# refuses -Djava.security.manager=allow).
+FROM eclipse-temurin:25-jre
 RUN apt-get update \
     && apt-get install -y --no-install-recommends curl \
     && rm -rf /var/lib/apt/lists/* \
@@ -48,22 +49,23 @@ COPY --from=build /src/app/target/lib/ /opt/floe/lib/
 COPY --from=build /src/app/target/floe.jar /opt/floe/floe.jar
 # The writer-side commit reporter, for writers to take from the image (see the README).
 COPY --from=build /src/reporter/target/floe-iceberg-reporter.jar /opt/floe/floe-iceberg-reporter.jar
-# A class-data sharing archive (AppCDS) from a training run of the image's own class path: floe
-# validate on a sample view loads the command line, configuration, the views file and the SQL front
-# end (Calcite), whose classes every start then maps from the archive instead of loading and
-# verifying them (validate: 2.5 s of CPU without, 1.3 s with). An archive that does not match the
-# class path at run time is ignored with a warning, never an error.
-RUN printf '%s\n' 'views:' '  - name: training' \
-        "    query: SELECT symbol, date_trunc('minute', ts) AS minute_ts, min_by(price, ts) AS open, max(price) AS high, sum(quantity) AS volume, count(*) AS trades FROM lake.market.trades GROUP BY 1, 2" \
-        '    target: lake.analytics.training' > /tmp/training.yaml \
-    && java -Xlog:cds=off -Xlog:cds+dynamic=off -XX:ArchiveClassesAtExit=/opt/floe/floe.jsa \
-        -cp "/opt/floe/floe.jar:/opt/floe/lib/*" io.floe.app.Main validate /tmp/training.yaml \
-    && rm /tmp/training.yaml
+# An ahead-of-time cache (JEP 483, 514, 515) from a training run of the image's own JVM and class
+# path: floe run against an embedded broker (the developer tool's, mounted from the build stage for
+# this step only) starts as in production, refreshes a view over a small source and warms its
+# engine up, then stops on SIGTERM and writes /opt/floe/floe.aot. Every start then maps the classes
+# of the command line, Kafka's clients and Streams, Jetty, Calcite, Iceberg and Parquet loaded and
+# linked instead of loading and verifying them, and the JIT starts from the training's method
+# profiles. A cache that does not match the JVM or the class path at run time (jars added to lib/)
+# is ignored with a warning, never an error.
+RUN --mount=type=bind,from=build,source=/src/dev/target,target=/tmp/dev \
+    java -cp /tmp/dev/floe-dev.jar io.floe.dev.bench.AotTraining \
+        java "/opt/floe/floe.jar:/opt/floe/lib/*" /opt/floe/floe.aot /tmp/aot-training \
+    && rm -rf /tmp/aot-training
 USER 10001:10001
 WORKDIR /var/lib/floe
 # Kafka Streams state lives here: mount a volume (the Kubernetes manifests use a PVC).
 VOLUME /var/lib/floe
-ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:SharedArchiveFile=/opt/floe/floe.jsa"
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError -XX:AOTCache=/opt/floe/floe.aot --enable-native-access=ALL-UNNAMED"
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
     CMD curl -fsS http://localhost:8080/health/live || exit 1

@@ -87,6 +87,42 @@ class DeploymentFilesTest {
     assertThat(FloeCommand.commandLine().getSubcommands()).containsKey("run");
   }
 
+  @Test
+  void shouldStartTheImageAndTheStatefulSetFromTheCacheTheTrainingRunWrites() throws Exception {
+    // Given the runtime stage's training run, its JVM options and the StatefulSet's, which replace
+    // them
+    List<String> runtime = stage(instructions(Files.readString(ROOT.resolve("Dockerfile"))), 1);
+    String training =
+        runtime.stream()
+            .filter(l -> l.startsWith("RUN ") && l.contains("io.floe.dev.bench.AotTraining"))
+            .findFirst()
+            .orElseThrow();
+    String options =
+        runtime.stream()
+            .filter(l -> l.startsWith("ENV JAVA_TOOL_OPTIONS="))
+            .findFirst()
+            .orElseThrow()
+            .replaceAll("^ENV JAVA_TOOL_OPTIONS=\"|\"$", "");
+    String statefulSet = Files.readString(ROOT.resolve("k8s/statefulset.yaml"));
+
+    // Then the image is on the JDK whose cache it trains, each start names the cache the training
+    // wrote (arguments: java, the image's class path, the cache, a working directory), and so does
+    // the StatefulSet
+    assertThat(lines(Files.readString(ROOT.resolve("Dockerfile"))))
+        .filteredOn(l -> l.startsWith("FROM ") && !l.contains(" AS "))
+        .singleElement()
+        .asString()
+        .matches("FROM eclipse-temurin:(2[5-9]|[3-9][0-9])-jre");
+    String[] args = training.substring(training.indexOf("AotTraining") + 12).split("\\s+");
+    assertThat(args[1]).isEqualTo("\"/opt/floe/floe.jar:/opt/floe/lib/*\"");
+    assertThat(options).contains("-XX:AOTCache=" + args[2]);
+    assertThat(statefulSet).contains("value: \"" + options + " ");
+  }
+
+  private static List<String> lines(String text) {
+    return List.of(text.split("\n"));
+  }
+
   private static List<String> instructions(String dockerfile) {
     List<String> lines = new ArrayList<>();
     StringBuilder current = new StringBuilder();

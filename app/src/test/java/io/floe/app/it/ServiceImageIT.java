@@ -2,10 +2,12 @@ package io.floe.app.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.floe.app.config.FloeConfig;
+import io.floe.testing.Jdks;
 import io.floe.topology.view.ViewDefinition;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -27,6 +29,7 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import org.apache.iceberg.Table;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
@@ -130,7 +133,7 @@ class ServiceImageIT {
 
   @Test
   void shouldStartTheImageCommandAndListTheServiceCommands() throws Exception {
-    List<String> command = new ArrayList<>(imageCommand());
+    List<String> command = new ArrayList<>(imageCommand(thisJava()));
     command.add("--help");
 
     Process process = start(command, dir.resolve("help.log"));
@@ -146,6 +149,20 @@ class ServiceImageIT {
 
   @Test
   void shouldRunTheServiceFromTheImageCommandAndRefreshAView() throws Exception {
+    runTheImageCommandAndRefreshAView(thisJava());
+  }
+
+  @Test
+  void shouldRunTheServiceOnTheImagesJava25AndRefreshAView() throws Exception {
+    // The image runs on a Java 25 JRE for its ahead-of-time cache; Hadoop's user-group code, which
+    // Parquet and HadoopFileIO reach, must not call what Java 24 removed (Subject.getSubject).
+    Path java25 = Jdks.java25();
+    assumeTrue(
+        java25 != null, () -> "no Java 25 to run the image's command on: " + Jdks.noJava25());
+    runTheImageCommandAndRefreshAView(java25);
+  }
+
+  private void runTheImageCommandAndRefreshAView(Path java) throws Exception {
     // Given a lake with a source table and a view, and the image's command on its config file
     try (FloeHarness floe = new FloeHarness(dir)) {
       Table trades = floe.lake().createTrades("market", "trades");
@@ -159,7 +176,7 @@ class ServiceImageIT {
       floe.define(view);
       int port = freePort();
       Path config = floe.configFile("image", Map.of(FloeConfig.HTTP_PORT, String.valueOf(port)));
-      List<String> command = new ArrayList<>(imageCommand());
+      List<String> command = new ArrayList<>(imageCommand(java));
       command.addAll(List.of("run", "--config", config.toString()));
       Path log = dir.resolve("run.log");
 
@@ -179,7 +196,12 @@ class ServiceImageIT {
         // Then it refreshes the view through the lean lib/: Parquet read and written through the
         // cut-down Hadoop, the catalog on the Linux-only SQLite jar, state in the trimmed RocksDB.
         floe.announce("lake.market.trades");
-        floe.awaitOracle(view, trades);
+        try {
+          floe.awaitOracle(view, trades);
+        } catch (ConditionTimeoutException e) {
+          throw new AssertionError(
+              "floe run on " + java + " did not refresh the view; its log ends:\n" + tail(log), e);
+        }
       } finally {
         process.destroy();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -189,12 +211,22 @@ class ServiceImageIT {
       assertThat(Files.readString(log))
           .doesNotContain("NoClassDefFoundError")
           .doesNotContain("ClassNotFoundException")
-          .doesNotContain("UnsatisfiedLinkError");
+          .doesNotContain("UnsatisfiedLinkError")
+          .doesNotContain("UnsupportedOperationException");
     }
   }
 
-  /** The Dockerfile's ENTRYPOINT, with /opt/floe read as app/target and java as this JVM's. */
-  private static List<String> imageCommand() throws IOException {
+  private static String tail(Path log) throws IOException {
+    List<String> lines = Files.readAllLines(log);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+  }
+
+  private static Path thisJava() {
+    return Path.of(System.getProperty("java.home"), "bin", "java");
+  }
+
+  /** The Dockerfile's ENTRYPOINT, with /opt/floe read as app/target and {@code java} for java. */
+  private static List<String> imageCommand(Path java) throws IOException {
     String entrypoint =
         Files.readAllLines(Path.of("..", "Dockerfile")).stream()
             .filter(l -> l.startsWith("ENTRYPOINT "))
@@ -209,7 +241,7 @@ class ServiceImageIT {
       command.add(part.replace("/opt/floe", TARGET.toString()));
     }
     assertThat(command.get(0)).isEqualTo("java");
-    command.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.set(0, java.toString());
     return command;
   }
 

@@ -1,6 +1,7 @@
 package io.floe.dev.bench;
 
 import io.floe.app.config.FloeConfig;
+import io.floe.testing.Jdks;
 import io.floe.testing.oracle.Oracle;
 import io.floe.testing.workload.TableWrites;
 import io.floe.testing.workload.Trades;
@@ -19,6 +20,7 @@ import java.lang.management.MemoryType;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.apache.iceberg.Table;
@@ -69,6 +71,12 @@ final class BackfillScenario {
    * run} warms up on by default, as a new instance's first refresh.
    */
   private static final String STARTED_VIEW = "ohlcv_1m_started";
+
+  /** The view of the timed refresh in a new Java 25 JVM with the ahead-of-time cache. */
+  private static final String AOT_VIEW = "ohlcv_1m_aot";
+
+  /** The same, after the engine warm-up, as a new instance's first refresh on the image's JVM. */
+  private static final String AOT_STARTED_VIEW = "ohlcv_1m_aot_started";
 
   /** The heap of the JVM that runs Floe's refresh. */
   static final String FLOE_HEAP = "512m";
@@ -122,6 +130,27 @@ final class BackfillScenario {
       ctx.progress(
           NAME, "Floe: the same refresh in a new JVM, after the engine warm-up floe run does");
       Properties started = FloeSide.fork(dir, snapshot, 0, engineWarmup, STARTED_VIEW);
+      Path java25 = Jdks.java25();
+      Properties aotCold = null;
+      Properties aotStarted = null;
+      if (java25 != null) {
+        Path cache = dir.resolve("floe-backfill.aot");
+        ctx.progress(NAME, "training the ahead-of-time cache on " + java25);
+        AotTraining.train(
+            java25,
+            System.getProperty("java.class.path"),
+            cache,
+            dir.resolve("aot-training"),
+            FloeSide.JVM_OPTIONS);
+        List<String> withCache = List.of("-XX:AOTCache=" + cache);
+        ctx.progress(NAME, "Floe: the same refresh in a new Java 25 JVM with the AOT cache");
+        aotCold = FloeSide.fork(java25, withCache, dir, snapshot, 0, 0, AOT_VIEW);
+        ctx.progress(NAME, "Floe: the same, after the engine warm-up floe run does");
+        aotStarted =
+            FloeSide.fork(java25, withCache, dir, snapshot, 0, engineWarmup, AOT_STARTED_VIEW);
+      } else {
+        result.note("no Java 25 for the ahead-of-time cache: " + Jdks.noJava25());
+      }
       double coldSeconds = Double.parseDouble(cold.getProperty("seconds"));
       double startedSeconds = Double.parseDouble(started.getProperty("seconds"));
       double floeSeconds = Double.parseDouble(floe.getProperty("seconds"));
@@ -177,27 +206,58 @@ final class BackfillScenario {
                   "engine warm-up of a new floe run, " + engineWarmup + " rows",
                   "s",
                   Double.parseDouble(started.getProperty("engineWarmupSeconds"))))
-          .figure(Figure.alone("peak heap during the refresh", "MiB", peakHeap / 1048576.0))
-          .note(
-              "Floe refreshed "
-                  + rowsRead
-                  + " rows in a JVM of its own with -Xmx"
-                  + FLOE_HEAP
-                  + " (max heap "
-                  + (maxHeap >> 20)
-                  + " MiB, sized up front with -Xms, -XX:+ExitOnOutOfMemoryError) and finished:"
-                  + " the backfill fits that"
-                  + " heap. Peak heap is the sum of the heap pools' peaks in that JVM, garbage"
-                  + " included. "
-                  + WARMUP_REFRESHES
-                  + " untimed refreshes of the same view over "
-                  + WARMUP_ROWS
-                  + " rows of another table, over the same days, warmed that JVM's JIT first, as in"
-                  + " a service that has run for a while; the first refresh of a new JVM ran the"
-                  + " same refresh with no warm-up, JIT compilation included; the first refresh of a"
-                  + " new floe run, in another new JVM after the engine warm-up a started service"
-                  + " runs once Kafka Streams runs (EngineWarmup, floe.warm-up.rows, timed apart);"
-                  + " the files it read were in the OS page cache, as for the other runs.");
+          .figure(Figure.alone("peak heap during the refresh", "MiB", peakHeap / 1048576.0));
+      if (aotCold != null) {
+        result
+            .parameter("java25", java25.toString())
+            .figure(
+                new Figure(
+                    "full refresh throughput, first refresh of a new Java 25 JVM (AOT cache)",
+                    "rows/s",
+                    Long.parseLong(aotCold.getProperty("rowsRead"))
+                        / Double.parseDouble(aotCold.getProperty("seconds")),
+                    rowsRead / duckSeconds,
+                    "DuckDB, all cores",
+                    false))
+            .figure(
+                new Figure(
+                    "full refresh throughput, first refresh of a new floe run on Java 25 (AOT"
+                        + " cache, after its warm-up)",
+                    "rows/s",
+                    Long.parseLong(aotStarted.getProperty("rowsRead"))
+                        / Double.parseDouble(aotStarted.getProperty("seconds")),
+                    rowsRead / duckSeconds,
+                    "DuckDB, all cores",
+                    false))
+            .figure(
+                new Figure(
+                    "engine warm-up of a new floe run, " + engineWarmup + " rows (AOT cache)",
+                    "s",
+                    Double.parseDouble(aotStarted.getProperty("engineWarmupSeconds")),
+                    Double.parseDouble(started.getProperty("engineWarmupSeconds")),
+                    "no cache, Java " + Runtime.version().feature(),
+                    true));
+      }
+      result.note(
+          "Floe refreshed "
+              + rowsRead
+              + " rows in a JVM of its own with -Xmx"
+              + FLOE_HEAP
+              + " (max heap "
+              + (maxHeap >> 20)
+              + " MiB, sized up front with -Xms, -XX:+ExitOnOutOfMemoryError) and finished:"
+              + " the backfill fits that"
+              + " heap. Peak heap is the sum of the heap pools' peaks in that JVM, garbage"
+              + " included. "
+              + WARMUP_REFRESHES
+              + " untimed refreshes of the same view over "
+              + WARMUP_ROWS
+              + " rows of another table, over the same days, warmed that JVM's JIT first, as in"
+              + " a service that has run for a while; the first refresh of a new JVM ran the"
+              + " same refresh with no warm-up, JIT compilation included; the first refresh of a"
+              + " new floe run, in another new JVM after the engine warm-up a started service"
+              + " runs once Kafka Streams runs (EngineWarmup, floe.warm-up.rows, timed apart);"
+              + " the files it read were in the OS page cache, as for the other runs.");
     }
     return result;
   }
@@ -246,6 +306,13 @@ final class BackfillScenario {
    */
   static final class FloeSide {
 
+    /**
+     * The heap sized up front, as a service's is once it has run a while: a heap that the timed
+     * refresh must first grow made G1 collect and mark concurrently on the two cores.
+     */
+    static final List<String> JVM_OPTIONS =
+        List.of("-Xms" + FLOE_HEAP, "-Xmx" + FLOE_HEAP, "-XX:+ExitOnOutOfMemoryError");
+
     private FloeSide() {}
 
     /**
@@ -258,14 +325,31 @@ final class BackfillScenario {
      */
     static Properties fork(Path dir, long snapshot, int warmups, int engineWarmupRows, String name)
         throws IOException, InterruptedException {
+      return fork(ChildJvm.thisJava(), List.of(), dir, snapshot, warmups, engineWarmupRows, name);
+    }
+
+    /**
+     * As {@link #fork(Path, long, int, int, String)}, on {@code java} with {@code options} added,
+     * such as an ahead-of-time cache.
+     */
+    static Properties fork(
+        Path java,
+        List<String> options,
+        Path dir,
+        long snapshot,
+        int warmups,
+        int engineWarmupRows,
+        String name)
+        throws IOException, InterruptedException {
+      List<String> jvmOptions = new ArrayList<>(JVM_OPTIONS);
+      jvmOptions.addAll(options);
       return ChildJvm.run(
           "Floe's side of the backfill",
+          java,
           FloeSide.class,
           dir,
           "floe-side-" + name,
-          // The heap sized up front, as a service's is once it has run a while: a heap that the
-          // timed refresh must first grow made G1 collect and mark concurrently on the two cores.
-          List.of("-Xms" + FLOE_HEAP, "-Xmx" + FLOE_HEAP, "-XX:+ExitOnOutOfMemoryError"),
+          jvmOptions,
           FLOE_TIMEOUT,
           dir.toString(),
           Long.toString(snapshot),

@@ -38,10 +38,24 @@ final class ChildJvm {
       Duration timeout,
       String... args)
       throws IOException, InterruptedException {
+    return run(what, thisJava(), main, dir, name, jvmOptions, timeout, args);
+  }
+
+  /** As {@link #run(String, Class, Path, String, List, Duration, String...)}, on {@code java}. */
+  static Properties run(
+      String what,
+      Path java,
+      Class<?> main,
+      Path dir,
+      String name,
+      List<String> jvmOptions,
+      Duration timeout,
+      String... args)
+      throws IOException, InterruptedException {
     Path out = dir.resolve(name + ".properties");
     Path log = dir.resolve(name + ".log");
     Files.deleteIfExists(out);
-    List<String> command = command(main, jvmOptions, args);
+    List<String> command = command(java, main, jvmOptions, args);
     command.add(out.toString());
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -73,8 +87,13 @@ final class ChildJvm {
    * main} with {@code args}; a list the caller may add to.
    */
   static List<String> command(Class<?> main, List<String> jvmOptions, String... args) {
+    return command(thisJava(), main, jvmOptions, args);
+  }
+
+  private static List<String> command(
+      Path java, Class<?> main, List<String> jvmOptions, String... args) {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(java.toString());
     command.addAll(jvmOptions);
     command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
     command.add("-cp");
@@ -82,6 +101,11 @@ final class ChildJvm {
     command.add(main.getName());
     command.addAll(List.of(args));
     return command;
+  }
+
+  /** The launcher of the JVM the bench runs on. */
+  static Path thisJava() {
+    return Path.of(System.getProperty("java.home"), "bin", "java");
   }
 
   /** What a child measured, written to the file named by its last argument. */

@@ -2,6 +2,7 @@ package io.floe.dev.bench;
 
 import io.floe.app.config.FloeConfig;
 import io.floe.dev.EmbeddedStack;
+import io.floe.testing.Jdks;
 import io.floe.testing.workload.TableWrites;
 import io.floe.testing.workload.Trades;
 import java.io.IOException;
@@ -30,7 +31,8 @@ import org.apache.iceberg.Table;
  * and CPU while idle for {@value #IDLE_SECONDS} s. Run with Floe's default partitions in a plain
  * JVM (the baseline), with the class-data sharing archive a training run of the same command wrote,
  * and with 12 and 24 partitions, each on topics and an application id of its own (partitions are
- * fixed once topics exist).
+ * fixed once topics exist). Where a Java 25 is found ({@link Jdks#java25}), also on it without and
+ * with the ahead-of-time cache that {@link AotTraining} wrote for the bench's class path.
  */
 final class StartupScenario {
 
@@ -49,8 +51,14 @@ final class StartupScenario {
 
   private StartupScenario() {}
 
-  /** One start of the service: its partitions and its JVM's options. */
-  private record Variant(String name, int partitions, List<String> jvmOptions) {}
+  /** One start of the service: its partitions, its JVM and that JVM's options. */
+  private record Variant(String name, int partitions, Path java, List<String> jvmOptions) {
+
+    /** On the JVM the bench runs on. */
+    Variant(String name, int partitions, List<String> jvmOptions) {
+      this(name, partitions, ChildJvm.thisJava(), jvmOptions);
+    }
+  }
 
   /** What one start measured. */
   private record Start(
@@ -72,7 +80,8 @@ final class StartupScenario {
                     + " by that much): seconds until /health/ready answers 200, then RSS, heap and"
                     + " CPU over "
                     + IDLE_SECONDS
-                    + " idle seconds, by partitions and with the class-data sharing archive.")
+                    + " idle seconds, by partitions, with the class-data sharing archive and"
+                    + " on Java 25 with the ahead-of-time cache.")
             .parameter("availableProcessors", Runtime.getRuntime().availableProcessors())
             .parameter("java", System.getProperty("java.version"))
             .parameter(
@@ -95,6 +104,22 @@ final class StartupScenario {
               new Variant("cds", 6, List.of("-XX:SharedArchiveFile=" + archive)),
               new Variant("p12", 12, List.of()),
               new Variant("p24", 24, List.of()));
+      Path java25 = Jdks.java25();
+      Path cache = dir.resolve("floe-startup.aot");
+      if (java25 != null) {
+        ctx.progress(NAME, "training the ahead-of-time cache on " + java25);
+        AotTraining.train(
+            java25,
+            System.getProperty("java.class.path"),
+            cache,
+            dir.resolve("aot-training"),
+            List.of(HEAP));
+        variants = new ArrayList<>(variants);
+        variants.add(new Variant("plain25", 6, java25, List.of()));
+        variants.add(new Variant("aot", 6, java25, List.of("-XX:AOTCache=" + cache)));
+      } else {
+        result.note("no Java 25 for the ahead-of-time cache: " + Jdks.noJava25());
+      }
       Map<String, Start> starts = new HashMap<>();
       for (Variant variant : variants) {
         ctx.progress(NAME, "floe run, " + variant.partitions() + " partitions " + variant.name());
@@ -121,6 +146,44 @@ final class StartupScenario {
               plain.readyCpuSeconds(),
               "no archive",
               true));
+      Start aot = starts.get("aot");
+      if (aot != null) {
+        Start plain25 = starts.get("plain25");
+        result
+            .parameter("java25", java25.toString())
+            .figure(
+                new Figure(
+                    "ready after start (AOT cache, Java 25)",
+                    "s",
+                    aot.readySeconds(),
+                    plain25.readySeconds(),
+                    "Java 25, no cache",
+                    true))
+            .figure(
+                new Figure(
+                    "CPU until ready (AOT cache, Java 25)",
+                    "s",
+                    aot.readyCpuSeconds(),
+                    plain25.readyCpuSeconds(),
+                    "Java 25, no cache",
+                    true))
+            .figure(
+                new Figure(
+                    "CPU until ready (AOT cache, Java 25)",
+                    "s",
+                    aot.readyCpuSeconds(),
+                    cds.readyCpuSeconds(),
+                    "CDS archive, Java " + Runtime.version().feature(),
+                    true))
+            .figure(
+                new Figure(
+                    "RSS when idle (AOT cache, Java 25)",
+                    "MiB",
+                    aot.rssMiB(),
+                    cds.rssMiB(),
+                    "CDS archive, Java " + Runtime.version().feature(),
+                    true));
+      }
       for (String name : List.of("p12", "p24")) {
         Start s = starts.get(name);
         String label = name.substring(1) + " partitions";
@@ -186,7 +249,7 @@ final class StartupScenario {
     Path config = dir.resolve(id + ".properties");
     Files.move(dir.resolve("floe.properties"), config);
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(variant.java().toString());
     command.add(HEAP);
     command.addAll(variant.jvmOptions());
     command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));

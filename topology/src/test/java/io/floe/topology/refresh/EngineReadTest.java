@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.floe.testing.IcebergFixture;
+import io.floe.testing.Jdks;
 import io.floe.testing.oracle.Oracle;
 import io.floe.testing.oracle.OracleAssertions;
 import io.floe.testing.workload.TradeViews;
@@ -102,17 +103,8 @@ class EngineReadTest {
     assumeTrue(
         Files.exists(TRINO.resolve("classpath.txt")),
         "engines/trino is not built: run the reactor build");
-    Path java = java25();
-    assumeTrue(
-        java != null,
-        () ->
-            "no Java 25 for Trino: "
-                + (System.getenv("FLOE_JAVA25_HOME") == null
-                    ? "FLOE_JAVA25_HOME is not set and no JDK 25 or later is under /usr/lib/jvm"
-                    : "FLOE_JAVA25_HOME="
-                        + System.getenv("FLOE_JAVA25_HOME")
-                        + " is not a JDK 25"
-                        + " or later"));
+    Path java = Jdks.java25();
+    assumeTrue(java != null, () -> "no Java 25 for Trino: " + Jdks.noJava25());
     // Given targets in both write modes, with live delete files and a compaction
     List<ViewDefinition> views = maintainTargets();
 
@@ -359,46 +351,6 @@ class EngineReadTest {
       rows.put(target.name(), lines);
     }
     return rows;
-  }
-
-  /**
-   * A Java 25 or later for Trino: {@code FLOE_JAVA25_HOME}, or else the newest JDK under {@code
-   * /usr/lib/jvm} at 25 or above; null when there is none.
-   */
-  static Path java25() throws IOException {
-    List<Path> homes = new ArrayList<>();
-    String configured = System.getenv("FLOE_JAVA25_HOME");
-    if (configured != null && !configured.isBlank()) {
-      homes.add(Path.of(configured));
-    } else if (Files.isDirectory(Path.of("/usr/lib/jvm"))) {
-      try (var jdks = Files.list(Path.of("/usr/lib/jvm"))) {
-        jdks.sorted(java.util.Comparator.reverseOrder()).forEach(homes::add);
-      }
-    }
-    for (Path home : homes) {
-      Path java = home.resolve("bin").resolve("java");
-      Path release = home.resolve("release");
-      if (Files.isExecutable(java) && Files.exists(release) && featureVersion(release) >= 25) {
-        return java;
-      }
-    }
-    return null;
-  }
-
-  /** The feature version a JDK's {@code release} file gives ({@code JAVA_VERSION="25.0.1"}). */
-  private static int featureVersion(Path release) throws IOException {
-    for (String line : Files.readAllLines(release, StandardCharsets.UTF_8)) {
-      if (line.startsWith("JAVA_VERSION=")) {
-        String version = line.substring("JAVA_VERSION=".length()).replace("\"", "");
-        String feature = version.split("[.+-]", 2)[0];
-        try {
-          return Integer.parseInt(feature);
-        } catch (NumberFormatException e) {
-          return 0;
-        }
-      }
-    }
-    return 0;
   }
 
   private static String unqualified(Table target) {
