@@ -1,7 +1,9 @@
 package io.floe.topology.view.sql;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.calcite.plan.Contexts;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.hep.HepPlanner;
@@ -13,6 +15,8 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.tools.RelBuilderFactory;
 import org.apache.calcite.util.ImmutableBitSet;
@@ -61,6 +65,51 @@ final class FlatRelation {
     HepPlanner planner = new HepPlanner(FLATTEN);
     planner.setRoot(relation);
     return planner.findBestExp();
+  }
+
+  /**
+   * The source columns that the plan's bucketed group keys truncate: for each group key computed as
+   * {@code DATE_TRUNC(unit, column)} (every bucket form binds to one), the source column it reads,
+   * traced down through projections. The plan is Calcite's reading of the query, so this is what a
+   * bucket means whatever the names on the way (scopes, column lists) say.
+   */
+  static Set<String> bucketedSourceColumns(RelNode relation, Schema sourceSchema) {
+    RelNode node = relation;
+    while (!(node instanceof Aggregate)) {
+      node = node.getInput(0);
+    }
+    Aggregate aggregate = (Aggregate) node;
+    Set<String> columns = new LinkedHashSet<>();
+    if (!(aggregate.getInput() instanceof Project keys)) {
+      return columns;
+    }
+    for (int key : aggregate.getGroupSet()) {
+      if (keys.getProjects().get(key) instanceof RexCall call
+          && call.getOperator() == TrinoOperatorTable.DATE_TRUNC
+          && call.getOperands().get(1) instanceof RexInputRef column) {
+        int index = sourceIndex(keys.getInput(), column.getIndex());
+        if (index >= 0) {
+          columns.add(sourceSchema.columns().get(index).name());
+        }
+      }
+    }
+    return columns;
+  }
+
+  /** The scan's field that field {@code index} of {@code node} passes through, or -1. */
+  private static int sourceIndex(RelNode node, int index) {
+    while (!(node instanceof TableScan)) {
+      if (node instanceof Project project) {
+        if (!(project.getProjects().get(index) instanceof RexInputRef ref)) {
+          return -1;
+        }
+        index = ref.getIndex();
+      } else if (!(node instanceof Filter)) {
+        return -1;
+      }
+      node = node.getInput(0);
+    }
+    return index;
   }
 
   /**

@@ -142,10 +142,18 @@ final class SourceChain {
     private final Map<String, List<SqlIdentifier>> reads = new LinkedHashMap<>();
     private final List<Layer> layers = new ArrayList<>();
 
-    void declare(SqlWith with) {
+    void declare(SqlWith with) throws InvalidViewException {
       for (SqlNode item : with.withList) {
         SqlWithItem withItem = (SqlWithItem) item;
         String name = withItem.name.getSimple().toLowerCase(Locale.ROOT);
+        if (withQueries.containsKey(name)) {
+          // SQL scopes a WITH name to its query, so an inner f hides an outer f only below it;
+          // the chain is traced by name, so each WITH query gets a name of its own.
+          throw invalid(
+              ViewRule.CTE,
+              withItem.name,
+              withItem.name.getSimple() + " is declared twice: give each WITH query its own name");
+        }
         withQueries.put(name, withItem);
         reads.put(name, new ArrayList<>());
       }
@@ -213,6 +221,13 @@ final class SourceChain {
         }
         if (!(from instanceof SqlIdentifier table)) {
           throw invalid(ViewRule.SOURCE_TABLE, from, from.toString());
+        }
+        if (renamed != null) {
+          // The source's columns are renamed by position, which only its schema could resolve.
+          throw invalid(
+              ViewRule.SOURCE_TABLE,
+              renamed.get(0),
+              "a column list on the source table: rename its columns in a subquery or WITH query");
         }
         if (table.names.size() < 3) {
           throw invalid(

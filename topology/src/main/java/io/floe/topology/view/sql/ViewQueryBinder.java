@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.calcite.config.CalciteConnectionConfigImpl;
@@ -84,6 +85,19 @@ public final class ViewQueryBinder {
     rejectNonDeterministic(validated);
     checkPercentages(validated);
     RelNode relation = FlatRelation.flatten(toRelation(validated, validator, catalog, types));
+    Set<String> bucketed = FlatRelation.bucketedSourceColumns(relation, sourceSchema);
+    if (!bucketed.isEmpty() && !bucketed.contains(bucketField.name())) {
+      // The parser traced the bucket by name; Calcite's plan is the authority on what it reads.
+      throw new InvalidViewException(
+          ViewRule.COMPUTED_BUCKET,
+          query.bucketLine(),
+          query.bucketColumnPosition(),
+          "the bucket reads source column "
+              + String.join(", ", bucketed)
+              + ", not "
+              + bucketField.name()
+              + " as the names on the way to it say");
+    }
     Schema outputSchema = outputSchema(query, select, outputRow, bucketing);
     return new ViewPlan(
         query,

@@ -89,6 +89,20 @@ class NestedViewQueryTest {
     assertThat(plan.relation().deepEquals(flat.relation())).isFalse();
   }
 
+  @Test
+  void shouldReadTheBucketsSourceColumnFromThePlanItself() throws InvalidViewException {
+    // Given a subquery that gives the source's local_ts the name of its other timestamp, ts
+    ViewPlan plan =
+        bind(
+            "SELECT date_trunc('hour', ts) AS h, max(t2) AS m"
+                + " FROM (SELECT local_ts AS ts, ts AS t2 FROM lake.m.trades) t GROUP BY 1");
+
+    // Then the plan's bucketed key reads local_ts, and so does the bucket Floe detects on
+    assertThat(FlatRelation.bucketedSourceColumns(plan.relation(), ViewQueryBinderTest.TRADES))
+        .containsExactly("local_ts");
+    assertThat(plan.bucketColumn()).isEqualTo("local_ts");
+  }
+
   @ParameterizedTest(name = "{0} {1}")
   @CsvSource(
       delimiter = '|',
@@ -113,6 +127,9 @@ class NestedViewQueryTest {
           SELECT_STAR       | SELECT * FROM (SELECT ts FROM lake.m.trades) t GROUP BY date_trunc('day', ts) | 1 | 8 |
           SUBQUERY          | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM (SELECT ts FROM lake.m.trades WHERE symbol IN (SELECT ticker FROM lake.m.symbols)) t GROUP BY 1 | 1 | 102 |
           SOURCE_TABLE      | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM (SELECT ts FROM trades) t GROUP BY 1 | 1 | 71 |
+          CTE               | WITH f AS (SELECT ts AS t, local_ts AS i FROM lake.m.trades), g AS (SELECT t, i FROM f) SELECT date_trunc('hour', t) AS h, count(*) AS n, max(i) AS m FROM (WITH f AS (SELECT local_ts AS t, ts AS i FROM lake.m.trades) SELECT t, i FROM g) x GROUP BY 1 | 1 | 162 | f is declared twice
+          SOURCE_TABLE      | SELECT date_trunc('hour', ts) AS h, min_by(symbol, ts) AS s, max(local_ts) AS m FROM lake.m.trades AS e(symbol, local_ts, ts) GROUP BY 1 | 1 | 105 | a column list on the source table
+          SOURCE_TABLE      | SELECT date_trunc('hour', ts) AS h, count(*) AS n FROM (SELECT t.local_ts AS ts FROM lake.m.trades AS t(symbol, local_ts, ts)) x GROUP BY 1 | 1 | 105 | a column list on the source table
           """)
   void shouldRejectWithTheRuleAndItsPosition(
       String rule, String sql, int line, int column, String detail) {
