@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
@@ -196,10 +197,21 @@ public final class CountingFileIO
     };
   }
 
-  /** Whether the file at {@code location} is a table metadata file, whose reads are cached. */
+  /**
+   * Whether the file at {@code location} is a table metadata file whose name is never written
+   * twice, so its reads are cached: catalogs name each one with a new UUID ({@code
+   * 00001-<uuid>.metadata.json}). A Hadoop table numbers them ({@code v1.metadata.json}, {@code
+   * v1.gz.metadata.json}), and a table dropped and created again writes {@code v1} anew.
+   */
   private static boolean isMetadataFile(String location) {
-    return location.endsWith(".metadata.json") || location.endsWith(".metadata.json.gz");
+    boolean metadata =
+        location.endsWith(".metadata.json") || location.endsWith(".metadata.json.gz");
+    return metadata && !NUMBERED_METADATA.matcher(location).find();
   }
+
+  /** The name of a Hadoop table's metadata file: {@code v<version>[.<codec>].metadata.json}. */
+  private static final Pattern NUMBERED_METADATA =
+      Pattern.compile("(^|/)v\\d+(\\.[a-z0-9]+)?\\.metadata\\.json(\\.gz)?$");
 
   @Override
   public OutputFile newOutputFile(String path) {

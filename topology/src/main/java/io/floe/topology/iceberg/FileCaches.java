@@ -36,8 +36,9 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  * #catalogProperties}); a catalog that sets any of Iceberg's cache keys keeps them.
  *
  * <p>Nothing cached here can be stale: each key names a file Iceberg never rewrites in place (a
- * metadata file's name carries a UUID or a version that a commit claims once); which metadata file
- * is current is still asked of the catalog at every load.
+ * metadata file's, manifest list's or manifest's name carries a UUID; a Hadoop table's numbered
+ * {@code vN.metadata.json}, which a drop and re-create writes anew, is not cached); which metadata
+ * file is current is still asked of the catalog at every load.
  */
 public final class FileCaches {
 

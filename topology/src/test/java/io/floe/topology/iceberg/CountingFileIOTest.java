@@ -3,6 +3,7 @@ package io.floe.topology.iceberg;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -260,6 +261,23 @@ class CountingFileIOTest {
     RequestCounts counts = tally.counts();
     assertThat(counts.count(RequestKind.PUT)).isEqualTo(3);
     assertThat(counts.total()).as(counts.toString()).isEqualTo(3);
+  }
+
+  @Test
+  void shouldReadAHadoopTablesNumberedMetadataFileFromTheStoreEveryTime() throws IOException {
+    // Given a Hadoop table's v1.metadata.json, read once
+    String location = writeElsewhere("metadata/v1.metadata.json");
+    readAll(io.newInputFile(location));
+
+    // When another process drops the table and creates it again, which writes v1 anew
+    Path file = dir.resolve("metadata/v1.metadata.json");
+    byte[] recreated = "{\"table-uuid\": \"another\"}".getBytes(StandardCharsets.UTF_8);
+    java.nio.file.Files.write(file, recreated);
+    byte[] read = readAll(io.newInputFile(location));
+
+    // Then the second read went to the store and saw the new table
+    assertThat(read).isEqualTo(recreated);
+    assertThat(tally.counts().count(RequestKind.TABLE_METADATA)).isEqualTo(2);
   }
 
   @Test
