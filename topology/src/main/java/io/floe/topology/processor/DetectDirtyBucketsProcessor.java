@@ -5,7 +5,6 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.detect.SourceSnapshot;
-import io.floe.topology.iceberg.LoggedRetries;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
@@ -172,18 +171,15 @@ public final class DetectDirtyBucketsProcessor
         .retry(ATTEMPTS - 1)
         .exponentialBackoff(0, 0, Long.MAX_VALUE, 1)
         .run(
-            LoggedRetries.task(
-                "read the changes of snapshot " + snapshot.snapshot().snapshotId() + " of " + table,
-                ATTEMPTS,
-                queued -> {
-                  Table current = loaded.getAndSet(null);
-                  if (current == null) {
-                    current = catalogs.apply(table.catalog()).loadTable(table.identifier());
-                  }
-                  dirty.set(
-                      DirtyBucketDetector.detect(current, queued.snapshot().snapshotId(), onTable));
-                  loaded.set(current);
-                }));
+            queued -> {
+              Table current = loaded.getAndSet(null);
+              if (current == null) {
+                current = catalogs.apply(table.catalog()).loadTable(table.identifier());
+              }
+              dirty.set(
+                  DirtyBucketDetector.detect(current, queued.snapshot().snapshotId(), onTable));
+              loaded.set(current);
+            });
     return dirty.get();
   }
 

@@ -2,7 +2,6 @@ package io.floe.topology.processor;
 
 import io.floe.schemas.SnapshotEvent;
 import io.floe.topology.detect.SnapshotWalk;
-import io.floe.topology.iceberg.LoggedRetries;
 import io.floe.topology.ingest.WatchedTableLocations;
 import io.floe.topology.store.TableCursor;
 import io.floe.topology.view.TableName;
@@ -164,11 +163,7 @@ final class TableWalks {
     Tasks.foreach(name)
         .retry(ATTEMPTS - 1)
         .exponentialBackoff(0, 0, Long.MAX_VALUE, 1)
-        .run(
-            LoggedRetries.task(
-                "read table " + name + " from its catalog",
-                ATTEMPTS,
-                n -> resolved.set(walkOnce(catalog, n, cursor, attempts.incrementAndGet()))));
+        .run(n -> resolved.set(walkOnce(catalog, n, cursor, attempts.incrementAndGet())));
     return resolved.get();
   }
 
