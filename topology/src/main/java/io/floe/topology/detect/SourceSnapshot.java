@@ -58,8 +58,11 @@ public record SourceSnapshot(
    * the same or a later sequence number.
    */
   public boolean isReflectedBy(SourceSnapshot reflected) {
+    // An unknown sequence number (-1, recorded by an earlier release) orders nothing.
     return reflected != null
         && Objects.equals(tableUuid, reflected.tableUuid())
+        && sequenceNumber >= 0
+        && reflected.sequenceNumber() >= 0
         && sequenceNumber <= reflected.sequenceNumber();
   }
 }
