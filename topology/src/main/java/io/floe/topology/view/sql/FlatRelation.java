@@ -74,11 +74,7 @@ final class FlatRelation {
    * bucket means whatever the names on the way (scopes, column lists) say.
    */
   static Set<String> bucketedSourceColumns(RelNode relation, Schema sourceSchema) {
-    RelNode node = relation;
-    while (!(node instanceof Aggregate)) {
-      node = node.getInput(0);
-    }
-    Aggregate aggregate = (Aggregate) node;
+    Aggregate aggregate = aggregateOf(relation);
     Set<String> columns = new LinkedHashSet<>();
     if (!(aggregate.getInput() instanceof Project keys)) {
       return columns;
@@ -94,6 +90,15 @@ final class FlatRelation {
       }
     }
     return columns;
+  }
+
+  /** The view's one aggregate, below the outer query's HAVING and projection. */
+  private static Aggregate aggregateOf(RelNode relation) {
+    RelNode node = relation;
+    while (!(node instanceof Aggregate)) {
+      node = node.getInput(0);
+    }
+    return (Aggregate) node;
   }
 
   /** The scan's field that field {@code index} of {@code node} passes through, or -1. */
@@ -117,11 +122,7 @@ final class FlatRelation {
    * and aggregate arguments, traced down through projections, and every column a filter tests.
    */
   static List<String> sourceColumnsRead(RelNode relation, Schema sourceSchema) {
-    RelNode node = relation;
-    while (!(node instanceof Aggregate)) {
-      node = node.getInput(0);
-    }
-    Aggregate aggregate = (Aggregate) node;
+    Aggregate aggregate = aggregateOf(relation);
     ImmutableBitSet.Builder used = ImmutableBitSet.builder();
     used.addAll(aggregate.getGroupSet());
     for (AggregateCall call : aggregate.getAggCallList()) {
@@ -132,7 +133,7 @@ final class FlatRelation {
       used.addAll(call.collation.getKeys());
     }
     ImmutableBitSet columns = used.build();
-    node = aggregate.getInput();
+    RelNode node = aggregate.getInput();
     while (!(node instanceof TableScan)) {
       if (node instanceof Project project) {
         ImmutableBitSet.Builder below = ImmutableBitSet.builder();
