@@ -457,7 +457,7 @@ public final class HttpApi implements AutoCloseable {
     try {
       draft = ViewsFile.draft(REQUEST, body(ctx.body()));
     } catch (ViewsFileException e) {
-      ctx.json(ViewJson.invalid(e.getMessage(), Map.of()));
+      ctx.json(ValidatedViewJson.unreadable(e.getMessage()));
       return;
     }
     ctx.json(ValidatedViewJson.forDraft(draft, draft.validate(catalogs.schemaLookup())));

@@ -7,7 +7,6 @@ import io.floe.schemas.ViewRecord;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.ViewIndex;
-import java.util.Map;
 
 /**
  * The JSON shapes of the views API. Times are epoch milliseconds. Snapshot ids are strings: they
@@ -114,12 +113,6 @@ final class ViewJson {
     }
     node.put("origin", record.getOrigin());
     node.put("updatedAt", record.getUpdatedAt().toEpochMilli());
-    return node;
-  }
-
-  static ObjectNode invalid(String message, Map<String, ?> details) {
-    ObjectNode node = HttpApi.error(message, details);
-    node.put("valid", false);
     return node;
   }
 }

@@ -29,7 +29,8 @@ public final class ValidatedViewJson {
   /** The view as {@code floe validate} judges it: valid only when nothing is wrong. */
   public static ObjectNode of(ValidatedView checked) {
     ViewDefinition view = checked.definition();
-    return write(checked, checked.isValid(), view.name(), view.target(), view.zone());
+    return write(
+        checked, checked.isValid(), checked.error(), view.name(), view.target(), view.zone());
   }
 
   /**
@@ -38,7 +39,8 @@ public final class ValidatedViewJson {
    */
   public static ObjectNode forWrite(ValidatedView checked) {
     ViewDefinition view = checked.definition();
-    return write(checked, asWrite(checked), view.name(), view.target(), view.zone());
+    return write(
+        checked, asWrite(checked), checked.error(), view.name(), view.target(), view.zone());
   }
 
   /**
@@ -46,28 +48,45 @@ public final class ValidatedViewJson {
    * where it gives none.
    */
   public static ObjectNode forDraft(ViewDraft draft, ValidatedView checked) {
-    return write(checked, asWrite(checked), draft.name(), draft.target(), draft.zone());
+    return write(
+        checked, asWrite(checked), checked.error(), draft.name(), draft.target(), draft.zone());
+  }
+
+  /**
+   * A definition that could not be read at all (a field of the wrong kind, a time zone that does
+   * not exist): the same fields, invalid with the reader's message, null or empty where nothing
+   * could be derived.
+   */
+  public static ObjectNode unreadable(String error) {
+    return write(null, false, error, null, null, null);
   }
 
   private static boolean asWrite(ValidatedView checked) {
     return checked.isValid() || checked.sourceMissing();
   }
 
+  /** The one writer; {@code checked} is null for a definition that could not be read. */
   private static ObjectNode write(
-      ValidatedView checked, boolean valid, String name, TableName target, ZoneId zone) {
+      ValidatedView checked,
+      boolean valid,
+      String error,
+      String name,
+      TableName target,
+      ZoneId zone) {
     ObjectNode node = JsonNodeFactory.instance.objectNode();
     node.put("name", name);
     node.put("valid", valid);
-    node.put("error", checked.error());
-    node.put("checked", checked.isSchemaChecked() ? "schema" : "structure");
-    InvalidViewException invalid = checked.invalidQuery();
+    node.put("error", error);
+    node.put(
+        "checked", checked == null ? null : checked.isSchemaChecked() ? "schema" : "structure");
+    InvalidViewException invalid = checked == null ? null : checked.invalidQuery();
     if (invalid != null) {
       node.put("rule", invalid.rule().name());
       node.put("line", invalid.line());
       node.put("column", invalid.column());
     }
-    ParsedViewQuery query = checked.query();
-    ViewPlan plan = checked.plan();
+    ParsedViewQuery query = checked == null ? null : checked.query();
+    ViewPlan plan = checked == null ? null : checked.plan();
     node.put("source", query == null ? null : query.source().toString());
     node.put("target", target == null ? null : target.toString());
     node.put(
@@ -75,7 +94,7 @@ public final class ValidatedViewJson {
         plan != null ? plan.bucketColumn() : query == null ? null : query.bucketColumn());
     node.put("bucketOutput", query == null ? null : query.bucketOutput());
     node.put("granularity", query == null ? null : query.granularity().unit());
-    node.put("timezone", zone.getId());
+    node.put("timezone", zone == null ? null : zone.getId());
     ArrayNode keys = node.putArray("groupKeys");
     if (query != null) {
       query.groupKeys().forEach(keys::add);

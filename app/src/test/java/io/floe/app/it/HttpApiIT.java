@@ -17,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
@@ -382,6 +383,11 @@ class HttpApiIT {
     assertThat(name.get("valid").asBoolean()).as(name.toString()).isTrue();
     assertThat(name.get("name").asText()).isEqualTo("hourly");
     assertThat(name.get("target").isNull()).as(name.toString()).isTrue();
+    // and a definition that cannot be read answers in the one form of a checked view, as a valid
+    // one does: the same fields, null where nothing could be derived
+    assertThat(fieldNames(zone)).as(zone.toString()).isEqualTo(fieldNames(name));
+    assertThat(zone.get("source").isNull()).as(zone.toString()).isTrue();
+    assertThat(zone.get("columns").isEmpty()).as(zone.toString()).isTrue();
   }
 
   @Test
@@ -749,5 +755,11 @@ class HttpApiIT {
         .isEqualTo(vacant.currentSnapshot().snapshotId());
     assertThat(after.schema().sameSchema(vacant.schema())).isTrue();
     assertThat(after.properties()).isEqualTo(vacant.properties());
+  }
+
+  private static List<String> fieldNames(JsonNode node) {
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    return names;
   }
 }
