@@ -11,6 +11,7 @@ import io.floe.topology.maintain.ViewMaintainer.Next;
 import io.floe.topology.maintain.ViewMaintainer.Report;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.store.DirtyUpdate;
@@ -72,7 +73,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private KeyValueStore<String, ViewState> states;
   private int partition;
 
-  private record Submitted(String view, String refreshId) {} // A refresh on the executor.
+  private record Submitted(String view, RefreshId refreshId) {} // A refresh on the executor.
 
   /**
    * @param io the executor that pins source snapshots
@@ -244,7 +245,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   }
 
   private void submit(String view, ViewState state, RefreshRequest request) {
-    String refreshId = state.inFlight().refreshId();
+    RefreshId refreshId = state.inFlight().refreshId();
     refreshes.track(
         new Submitted(view, refreshId), executor.submit(request), () -> executor.cancel(refreshId));
   }

@@ -197,9 +197,9 @@ final class RefreshRun {
               recompute.deltaBase(),
               chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"),
               last);
-      hooks.filesWritten(view.name(), chunkId.toString());
+      hooks.filesWritten(view.name(), chunkId);
       if (cancelled.getAsBoolean()) {
-        throw new ViewRefresher.CancelledException(chunkId.toString());
+        throw new ViewRefresher.CancelledException(chunkId);
       }
       if (!inForce.test(view)) {
         throw CommitGuard.SupersededException.redefined(view.name(), view.revision());
@@ -244,7 +244,7 @@ final class RefreshRun {
                     move));
       }
       long commitNanos = System.nanoTime() - commitStart;
-      hooks.committed(view.name(), chunkId.toString());
+      hooks.committed(view.name(), chunkId);
       targetSnapshotId = committed;
       current = move.apply(current);
       rowsRead += written.read().rowsRead();

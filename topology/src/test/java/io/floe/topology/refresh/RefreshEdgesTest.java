@@ -352,7 +352,7 @@ class RefreshEdgesTest {
             name -> lake.catalog(),
             new RefreshHooks() {
               @Override
-              public void filesWritten(String view, String chunkId) {
+              public void filesWritten(String view, ChunkId chunk) {
                 // The other instance commits the same refresh first.
                 other.refresh(request, ViewRefresher.ProgressListener.NONE);
               }
