@@ -176,13 +176,12 @@ final class RefreshRun {
       UnaryOperator<Bookmark> move;
       if (last) {
         Bookmark complete =
-            new Bookmark(
+            Bookmark.completed(
+                id,
                 snapshot.snapshotId(),
                 view.version(),
                 revision,
                 source.uuid().toString(),
-                id.toString(),
-                null,
                 reads.format());
         move = base -> complete;
       } else {
