@@ -8,6 +8,7 @@ import io.floe.schemas.TableCommitted;
 import io.floe.testing.oracle.OracleAssertions;
 import io.floe.testing.workload.TradeViews;
 import io.floe.topology.maintain.ViewState;
+import io.floe.topology.refresh.ChunkId;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.RefreshId;
@@ -78,8 +79,8 @@ class SourceSchemaChangeTest {
     RefreshHooks hooks =
         new RefreshHooks() {
           @Override
-          public void committed(String view, String chunkId) {
-            crash.committed(view, chunkId);
+          public void committed(String view, ChunkId chunk) {
+            crash.committed(view, chunk);
           }
         };
     floe = new TopologyHarness(dir, Runnable::run, Runnable::run, hooks);
@@ -295,7 +296,7 @@ class SourceSchemaChangeTest {
     crash =
         new RefreshHooks() {
           @Override
-          public void committed(String view, String chunkId) {
+          public void committed(String view, ChunkId chunk) {
             if (crashes.getAndIncrement() == 0) {
               throw new IllegalStateException("crash after the target commit");
             }

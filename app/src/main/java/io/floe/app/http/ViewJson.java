@@ -68,7 +68,7 @@ final class ViewJson {
 
   static ObjectNode refresh(ViewState.LastRefresh refresh) {
     ObjectNode node = ViewStates.MAPPER.createObjectNode();
-    node.put("refreshId", refresh.refreshId());
+    node.put("refreshId", refresh.refreshId() == null ? null : refresh.refreshId().toString());
     node.put("mode", refresh.mode());
     node.put("reason", refresh.reason());
     node.put("finishedAt", refresh.finishedAt());

@@ -2,6 +2,7 @@ package io.floe.app.it;
 
 import io.floe.app.config.FloeConfig;
 import io.floe.app.service.FloeService;
+import io.floe.topology.refresh.ChunkId;
 import io.floe.topology.refresh.RefreshHooks;
 import java.nio.file.Path;
 
@@ -36,18 +37,18 @@ final class FailPoints implements RefreshHooks {
   }
 
   @Override
-  public void filesWritten(String view, String chunkId) {
-    maybeHalt("files-written", view, chunkId);
+  public void filesWritten(String view, ChunkId chunk) {
+    maybeHalt("files-written", view, chunk);
   }
 
   @Override
-  public void committed(String view, String chunkId) {
-    maybeHalt("committed", view, chunkId);
+  public void committed(String view, ChunkId chunk) {
+    maybeHalt("committed", view, chunk);
   }
 
-  private void maybeHalt(String reached, String view, String chunkId) {
+  private void maybeHalt(String reached, String view, ChunkId chunk) {
     if (reached.equals(point) && (this.view == null || this.view.equals(view))) {
-      System.err.println("FAILPOINT " + reached + " " + chunkId + ": halting");
+      System.err.println("FAILPOINT " + reached + " " + chunk + ": halting");
       System.err.flush();
       Runtime.getRuntime().halt(EXIT_CODE);
     }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.floe.app.service.FloeService;
 import io.floe.testing.IcebergFixture;
+import io.floe.topology.refresh.ChunkId;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.view.ViewDefinition;
 import java.net.URI;
@@ -62,7 +63,7 @@ class MonitoringFilesIT {
   private static final RefreshHooks BROKEN =
       new RefreshHooks() {
         @Override
-        public void filesWritten(String view, String chunkId) {
+        public void filesWritten(String view, ChunkId chunk) {
           if (view.equals("broken")) {
             throw new IllegalStateException("object store unavailable");
           }

@@ -9,6 +9,7 @@ import io.floe.app.config.FloeConfig;
 import io.floe.app.service.FloeService;
 import io.floe.schemas.RefreshEvent;
 import io.floe.testing.IcebergFixture;
+import io.floe.topology.refresh.ChunkId;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.view.ViewDefinition;
 import java.net.URI;
@@ -64,7 +65,7 @@ class StalenessIT {
     }
 
     @Override
-    public void filesWritten(String view, String chunkId) {
+    public void filesWritten(String view, ChunkId chunk) {
       try {
         gate.await();
       } catch (InterruptedException e) {

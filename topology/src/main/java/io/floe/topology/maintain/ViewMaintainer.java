@@ -206,7 +206,7 @@ public final class ViewMaintainer {
     } else {
       id = RefreshId.of(view, compiled.version(), pin.snapshotId());
     }
-    ViewState.InFlight refresh = state.start(id.toString(), now);
+    ViewState.InFlight refresh = state.start(id, now);
     LOG.debug("Refresh {} of view {} starts: {}", id, view, refresh.dirty().toDirtyBuckets());
     return new Next.Refresh(request(compiled, refresh));
   }
@@ -244,11 +244,7 @@ public final class ViewMaintainer {
               new RefreshRequest.Forced(dirty.full() ? dirty.reason() : "full refresh requested");
         };
     return new RefreshRequest(
-        compiled,
-        RefreshId.parse(refresh.refreshId()),
-        refresh.pin().tableUuid(),
-        refresh.watermark(),
-        scope);
+        compiled, refresh.refreshId(), refresh.pin().tableUuid(), refresh.watermark(), scope);
   }
 
   /** Applies what the lookup of the source's current snapshot found. */
@@ -266,7 +262,7 @@ public final class ViewMaintainer {
   }
 
   /** Whether {@code state} waits for the end of refresh {@code refreshId}. */
-  public boolean awaits(ViewState state, String refreshId) {
+  public boolean awaits(ViewState state, RefreshId refreshId) {
     return state.inFlight() != null && state.inFlight().refreshId().equals(refreshId);
   }
 
@@ -290,7 +286,7 @@ public final class ViewMaintainer {
         ahead
             || (outcome.status() == RefreshOutcome.Status.ALREADY_APPLIED
                 && state.last() != null
-                && outcome.refreshId().toString().equals(state.last().refreshId()));
+                && outcome.refreshId().equals(state.last().refreshId()));
     Long lag =
         ahead || outcome.target().committedAt() == null
             ? null
@@ -304,7 +300,7 @@ public final class ViewMaintainer {
         reported
             ? state.last()
             : new ViewState.LastRefresh(
-                outcome.refreshId().toString(),
+                outcome.refreshId(),
                 mode.name(),
                 outcome.reason(),
                 now,

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.detect.SourceSnapshot;
+import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.store.StoredDirty;
 import io.floe.topology.store.StoredView;
 import java.time.Duration;
@@ -67,7 +68,7 @@ public final class ViewState {
    *     refresh without one
    */
   public record InFlight(
-      String refreshId,
+      RefreshId refreshId,
       @JsonIgnore SourceSnapshot pin,
       Long watermark,
       StoredDirty dirty,
@@ -78,7 +79,7 @@ public final class ViewState {
 
     @JsonCreator
     static InFlight stored(
-        @JsonProperty("refreshId") String refreshId,
+        @JsonProperty("refreshId") RefreshId refreshId,
         @JsonProperty("sourceSnapshotId") Long sourceSnapshotId,
         @JsonProperty("sequenceNumber") Long sequenceNumber,
         @JsonProperty("sourceCommittedAt") Long sourceCommittedAt,
@@ -123,7 +124,7 @@ public final class ViewState {
 
   /** The outcome of a completed (or failed) refresh. */
   public record LastRefresh(
-      String refreshId,
+      RefreshId refreshId,
       String mode,
       String reason,
       long finishedAt,
@@ -397,7 +398,7 @@ public final class ViewState {
   }
 
   /** The refresh of the pending changes starts now, under {@code refreshId}. */
-  public InFlight start(String refreshId, long now) {
+  public InFlight start(RefreshId refreshId, long now) {
     inFlight =
         new InFlight(
             refreshId,

@@ -276,22 +276,19 @@ public final class EventRecords {
     } else if (outcome != null && outcome.recomputed().full()) {
       nullBucket = true;
     }
-    String refreshId =
-        outcome != null
-            ? outcome.refreshId().toString()
-            : refresh == null ? view.name() : refresh.refreshId();
+    // A failure before the refresh started (the lookup of its source) has no refresh id: the event
+    // names the view instead.
+    RefreshId refreshId =
+        outcome != null ? outcome.refreshId() : refresh == null ? null : refresh.refreshId();
     long sourceSnapshot =
         outcome != null
             ? outcome.source().snapshotId()
             : refresh == null || refresh.pin() == null ? -1L : refresh.pin().snapshotId();
     return RefreshEvent.newBuilder()
-        .setRefreshId(refreshId)
+        .setRefreshId(refreshId == null ? view.name() : refreshId.toString())
         .setView(view.name())
         // The version the refresh ran, which the view may have left while it ran.
-        .setViewVersion(
-            outcome != null || refresh != null
-                ? RefreshId.parse(refreshId).version()
-                : view.version())
+        .setViewVersion(refreshId == null ? view.version() : refreshId.version())
         .setTarget(
             tableRef(
                 TableName.parse(view.target()),

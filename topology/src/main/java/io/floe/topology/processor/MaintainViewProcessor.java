@@ -11,6 +11,7 @@ import io.floe.topology.maintain.ViewMaintainer.Next;
 import io.floe.topology.maintain.ViewMaintainer.Report;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.store.DirtyUpdate;
@@ -72,7 +73,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private KeyValueStore<String, ViewState> states;
   private int partition;
 
-  private record Submitted(String view, String refreshId) {} // A refresh on the executor.
+  private record Submitted(String view, RefreshId refreshId) {} // A refresh on the executor.
 
   /**
    * @param io the executor that pins source snapshots
@@ -111,8 +112,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       if (state.inFlight() != null) {
         maintainer
             .rerun(view, state, now)
-            .ifPresentOrElse(
-                request -> submit(view, state, request), () -> states.put(view, state));
+            .ifPresentOrElse(request -> submit(view, request), () -> states.put(view, state));
       } else if (state.isPinning()) {
         startPin(view, ViewMaintainer.sourceOf(state.view()));
       }
@@ -216,7 +216,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     if (next instanceof Next.Pin pin) {
       startPin(view, pin.source());
     } else if (next instanceof Next.Refresh refresh) {
-      submit(view, state, refresh.request());
+      submit(view, refresh.request());
     }
   }
 
@@ -243,10 +243,9 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     }
   }
 
-  private void submit(String view, ViewState state, RefreshRequest request) {
-    String refreshId = state.inFlight().refreshId();
-    refreshes.track(
-        new Submitted(view, refreshId), executor.submit(request), () -> executor.cancel(refreshId));
+  private void submit(String view, RefreshRequest request) {
+    Submitted key = new Submitted(view, request.id());
+    refreshes.track(key, executor.submit(request), () -> executor.cancel(key.refreshId()));
   }
 
   private void collectCompleted(long now) {

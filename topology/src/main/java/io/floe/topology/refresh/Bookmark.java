@@ -4,6 +4,8 @@ import io.floe.topology.view.SourceColumns;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.Table;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a target's table properties say it reflects (DESIGN §3.6): the source snapshot the whole
@@ -17,7 +19,9 @@ import org.apache.iceberg.Table;
  * @param viewRevision the definition revision that last committed, or null (targets of earlier
  *     releases)
  * @param sourceTableUuid the UUID of the source table it was computed from, or null
- * @param refreshId the {@code floe.refresh-id} of the last complete refresh, as recorded, or null
+ * @param refreshId the {@code floe.refresh-id} of the last complete refresh, or null: none
+ *     recorded, or what is recorded is not a refresh id (then it names no refresh, and a commit
+ *     that moves the bookmark writes its own)
  * @param progress the progress of a chunked refresh half applied, as recorded, or null
  * @param sourceColumns the identity of the source columns the view read ({@link SourceColumns}), as
  *     recorded, or null (targets of earlier releases)
@@ -27,25 +31,79 @@ public record Bookmark(
     String viewVersion,
     Long viewRevision,
     String sourceTableUuid,
-    String refreshId,
+    RefreshId refreshId,
     String progress,
     String sourceColumns) {
 
-  /** The bookmark of a target as it is now (the table is not refreshed). */
+  private static final Logger LOG = LoggerFactory.getLogger(Bookmark.class);
+
+  /**
+   * The bookmark of a target as it is now (the table is not refreshed). A {@code floe.refresh-id}
+   * that is not a refresh id is logged at WARN, naming the table and the value, and read as none.
+   */
   public static Bookmark of(Table target) {
-    return of(target.properties());
+    return read(target.properties(), target.name());
   }
 
-  /** The bookmark in a target's table properties. */
+  /**
+   * The bookmark in a target's table properties, as the commit checks read it again inside the
+   * atomic swap: a {@code floe.refresh-id} that is not a refresh id reads as none, without a log
+   * line, since {@link #of(Table)} said so when the refresh read the target.
+   */
   public static Bookmark of(Map<String, String> properties) {
+    return read(properties, null);
+  }
+
+  private static Bookmark read(Map<String, String> properties, String table) {
     return new Bookmark(
         number(properties.get(FloeProperties.SOURCE_SNAPSHOT_ID)),
         properties.get(FloeProperties.VIEW_VERSION),
         number(properties.get(FloeProperties.VIEW_REVISION)),
         properties.get(FloeProperties.SOURCE_TABLE_UUID),
-        properties.get(FloeProperties.REFRESH_ID),
+        refreshId(properties.get(FloeProperties.REFRESH_ID), table),
         properties.get(FloeProperties.PROGRESS),
         properties.get(FloeProperties.SOURCE_COLUMNS));
+  }
+
+  /**
+   * The bookmark a refresh's last commit leaves: the whole target reflects {@code sourceSnapshotId}
+   * of the source table {@code sourceTableUuid}, computed by the definition at {@code revision} of
+   * {@code version} reading the source columns {@code sourceColumns} ({@link
+   * SourceColumns#format}), and no chunked refresh is under way.
+   */
+  static Bookmark completed(
+      RefreshId refresh,
+      long sourceSnapshotId,
+      String version,
+      long revision,
+      String sourceTableUuid,
+      String sourceColumns) {
+    return new Bookmark(
+        sourceSnapshotId, version, revision, sourceTableUuid, refresh, null, sourceColumns);
+  }
+
+  /**
+   * A recorded refresh id, or null when there is none or it is garbled (written by hand or by
+   * another tool): it then names no refresh of this view, which only makes a refresh that could
+   * have found itself applied compute again. The forms of earlier releases keep their meaning
+   * ({@link RefreshId#parse}).
+   */
+  private static RefreshId refreshId(String recorded, String table) {
+    if (recorded == null) {
+      return null;
+    }
+    try {
+      return RefreshId.parse(recorded);
+    } catch (IllegalArgumentException e) {
+      if (table != null) {
+        LOG.warn(
+            "Target {} records {} '{}', which is not a refresh id: read as no refresh id",
+            table,
+            FloeProperties.REFRESH_ID,
+            recorded);
+      }
+      return null;
+    }
   }
 
   private static Long number(String value) {
@@ -100,7 +158,7 @@ public record Bookmark(
     properties.put(FloeProperties.VIEW_VERSION, viewVersion);
     properties.put(FloeProperties.VIEW_REVISION, text(viewRevision));
     properties.put(FloeProperties.SOURCE_TABLE_UUID, sourceTableUuid);
-    properties.put(FloeProperties.REFRESH_ID, refreshId);
+    properties.put(FloeProperties.REFRESH_ID, refreshId == null ? null : refreshId.toString());
     properties.put(FloeProperties.PROGRESS, progress);
     properties.put(FloeProperties.SOURCE_COLUMNS, sourceColumns);
     return properties;

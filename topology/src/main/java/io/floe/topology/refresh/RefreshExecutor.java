@@ -22,7 +22,7 @@ public final class RefreshExecutor implements AutoCloseable {
   private final ViewRefresher refresher;
   private final Executor executor;
   private final ExecutorService owned;
-  private final Map<String, Job> running = new ConcurrentHashMap<>();
+  private final Map<RefreshId, Job> running = new ConcurrentHashMap<>();
   private final Map<String, String> progress = new ConcurrentHashMap<>();
 
   /** A submitted refresh. */
@@ -44,7 +44,7 @@ public final class RefreshExecutor implements AutoCloseable {
 
   /** Starts a refresh, or joins the running refresh with the same id. */
   public synchronized CompletableFuture<RefreshOutcome> submit(RefreshRequest request) {
-    String id = request.id().toString();
+    RefreshId id = request.id();
     Job existing = running.get(id);
     if (existing != null && !existing.future().isDone() && !existing.cancelled().get()) {
       return existing.future();
@@ -76,7 +76,7 @@ public final class RefreshExecutor implements AutoCloseable {
    * Cancels a refresh: if it has not started it never will, and if it runs it commits nothing more
    * (its future fails with {@link ViewRefresher.CancelledException}).
    */
-  public void cancel(String refreshId) {
+  public void cancel(RefreshId refreshId) {
     Job job = running.get(refreshId);
     if (job != null) {
       job.cancelled().set(true);

@@ -9,11 +9,11 @@ public interface RefreshHooks {
   RefreshHooks NONE = new RefreshHooks() {};
 
   /** The new target data files of a chunk are written; nothing is committed yet. */
-  default void filesWritten(String view, String chunkId) {}
+  default void filesWritten(String view, ChunkId chunk) {}
 
   /** A chunk is committed to the target; its refresh event is not published yet. */
-  default void committed(String view, String chunkId) {}
+  default void committed(String view, ChunkId chunk) {}
 
-  /** A compaction of the target is committed, after refresh {@code refreshId}; nothing follows. */
-  default void compacted(String view, String refreshId) {}
+  /** A compaction of the target is committed, after refresh {@code refresh}; nothing follows. */
+  default void compacted(String view, RefreshId refresh) {}
 }

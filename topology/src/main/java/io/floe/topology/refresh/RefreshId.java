@@ -1,5 +1,7 @@
 package io.floe.topology.refresh;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -11,7 +13,8 @@ import java.util.regex.Pattern;
  * read otherwise, which source columns it reads: a schema change or a name mapping creates no
  * snapshot, and the full refresh it causes at the same snapshot is another refresh. Recorded as
  * {@code floe.refresh-id} in every target commit; one formatter ({@link #toString}) and one parser
- * ({@link #parse}).
+ * ({@link #parse}). The stores hold it in the same form, as a JSON string, so a store written when
+ * the id was kept as a plain string reads back unchanged.
  *
  * <p>Form: {@code <view>@<version>:<source snapshot>}, followed by {@code /full-<n>} for the n-th
  * forced full refresh of the view, or by {@code /range-<n>} for the n-th refresh of a time range a
@@ -74,6 +77,7 @@ public record RefreshId(
    *
    * @throws IllegalArgumentException when {@code text} is not a refresh id
    */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   public static RefreshId parse(String text) {
     Matcher m = FORM.matcher(text == null ? "" : text);
     if (!m.matches()) {
@@ -119,6 +123,7 @@ public record RefreshId(
     return forcedRequest > 0;
   }
 
+  @JsonValue
   @Override
   public String toString() {
     String id = view + "@" + version + ":" + sourceSnapshotId;

@@ -167,7 +167,7 @@ final class RefreshPlanner {
       return new TargetAhead("the target already reflects source snapshot " + reflected);
     }
     if (request.scope() instanceof RefreshRequest.Forced forced) {
-      if (reflected == pin && progress == null && id.toString().equals(bookmark.refreshId())) {
+      if (reflected == pin && progress == null && id.equals(bookmark.refreshId())) {
         return new AlreadyApplied();
       }
       return Recompute.full(forced.reason());
@@ -180,9 +180,7 @@ final class RefreshPlanner {
       return Recompute.full(changed);
     }
     boolean ranged = request.scope() instanceof RefreshRequest.Ranged;
-    if (reflected == pin
-        && progress == null
-        && (!ranged || id.toString().equals(bookmark.refreshId()))) {
+    if (reflected == pin && progress == null && (!ranged || id.equals(bookmark.refreshId()))) {
       return new AlreadyApplied();
     }
     DirtyBuckets dirty;
@@ -295,6 +293,6 @@ final class RefreshPlanner {
     SourceColumns recorded = bookmark.parsedSourceColumns();
     boolean readOtherwise =
         bookmark.sourceColumns() != null && (recorded == null || !recorded.isSameAs(reads));
-    return readOtherwise || reread.toString().equals(bookmark.refreshId()) ? reread : requested;
+    return readOtherwise || reread.equals(bookmark.refreshId()) ? reread : requested;
   }
 }

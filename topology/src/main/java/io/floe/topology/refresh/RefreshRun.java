@@ -176,13 +176,12 @@ final class RefreshRun {
       UnaryOperator<Bookmark> move;
       if (last) {
         Bookmark complete =
-            new Bookmark(
+            Bookmark.completed(
+                id,
                 snapshot.snapshotId(),
                 view.version(),
                 revision,
                 source.uuid().toString(),
-                id.toString(),
-                null,
                 reads.format());
         move = base -> complete;
       } else {
@@ -197,9 +196,9 @@ final class RefreshRun {
               recompute.deltaBase(),
               chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"),
               last);
-      hooks.filesWritten(view.name(), chunkId.toString());
+      hooks.filesWritten(view.name(), chunkId);
       if (cancelled.getAsBoolean()) {
-        throw new ViewRefresher.CancelledException(chunkId.toString());
+        throw new ViewRefresher.CancelledException(chunkId);
       }
       if (!inForce.test(view)) {
         throw CommitGuard.SupersededException.redefined(view.name(), view.revision());
@@ -244,7 +243,7 @@ final class RefreshRun {
                     move));
       }
       long commitNanos = System.nanoTime() - commitStart;
-      hooks.committed(view.name(), chunkId.toString());
+      hooks.committed(view.name(), chunkId);
       targetSnapshotId = committed;
       current = move.apply(current);
       rowsRead += written.read().rowsRead();

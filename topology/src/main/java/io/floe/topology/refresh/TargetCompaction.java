@@ -121,7 +121,11 @@ final class TargetCompaction {
    * @param refreshId the refresh that ran it, recorded as {@value #COMPACTION_AFTER}
    */
   static RefreshOutcome.Compaction afterRefresh(
-      Table target, CompiledView view, BucketRangeSet hot, String refreshId, RefreshHooks hooks) {
+      Table target,
+      CompiledView view,
+      BucketRangeSet hot,
+      RefreshId refreshId,
+      RefreshHooks hooks) {
     long started = System.nanoTime();
     RefreshOutcome.Compaction result;
     try {
@@ -159,7 +163,7 @@ final class TargetCompaction {
   }
 
   private static RefreshOutcome.Compaction compact(
-      Table target, CompiledView view, BucketRangeSet hot, String refreshId, long started) {
+      Table target, CompiledView view, BucketRangeSet hot, RefreshId refreshId, long started) {
     // The target as the refresh left it, just committed or planned from: its own, so not read
     // again; the compaction's guarded commit catches any other writer.
     Map<String, String> properties = target.properties();
@@ -348,7 +352,7 @@ final class TargetCompaction {
       CompiledView view,
       Snapshot current,
       Plan plan,
-      String refreshId,
+      RefreshId refreshId,
       long started) {
     Schema schema = target.schema();
     Comparator<StructLike> order =
@@ -388,7 +392,7 @@ final class TargetCompaction {
       }
     }
     summary.putAll(EngineMetadata.carriedFrom(current));
-    summary.put(COMPACTION_AFTER, refreshId);
+    summary.put(COMPACTION_AFTER, refreshId.toString());
     long committed =
         GuardedCommit.rewrite(
             target,
@@ -398,7 +402,7 @@ final class TargetCompaction {
             plan.removedDeletes,
             added,
             summary,
-            Map.entry(COMPACTION_AFTER, refreshId));
+            Map.entry(COMPACTION_AFTER, refreshId.toString()));
     long bytesWritten = added.stream().mapToLong(ContentFile::fileSizeInBytes).sum();
     return new RefreshOutcome.Compaction(
         committed,

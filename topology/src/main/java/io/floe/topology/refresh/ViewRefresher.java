@@ -55,8 +55,23 @@ public final class ViewRefresher {
 
   /** The refresh was cancelled before its next commit (its task closed); nothing more commits. */
   public static final class CancelledException extends RuntimeException {
-    CancelledException(String refreshId) {
+    private final RefreshId refreshId;
+
+    /** The refresh was cancelled before it started. */
+    CancelledException(RefreshId refreshId) {
       super("Refresh " + refreshId + " was cancelled");
+      this.refreshId = refreshId;
+    }
+
+    /** The refresh was cancelled before the commit of {@code chunk}. */
+    CancelledException(ChunkId chunk) {
+      super("Refresh " + chunk + " was cancelled");
+      this.refreshId = chunk.refresh();
+    }
+
+    /** The refresh that was cancelled. */
+    public RefreshId refreshId() {
+      return refreshId;
     }
   }
 
@@ -289,8 +304,7 @@ public final class ViewRefresher {
       Table target, CompiledView view, RefreshOutcome outcome, BucketRangeSet hot) {
     RefreshOutcome.Compaction compaction;
     try (RequestStage.Scope maintaining = RequestStage.MAINTAIN.enter()) {
-      compaction =
-          TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId().toString(), hooks);
+      compaction = TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks);
       TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis());
     }
     return compaction == null

@@ -66,13 +66,13 @@ class ViewMaintainerTest {
     return state;
   }
 
-  private static RefreshOutcome outcome(RefreshOutcome.Status status, String refreshId) {
+  private static RefreshOutcome outcome(RefreshOutcome.Status status, RefreshId refreshId) {
     boolean committed = status == RefreshOutcome.Status.COMMITTED;
     return new RefreshOutcome(
         status,
         RefreshOutcome.Mode.FULL,
         "first refresh of the view",
-        RefreshId.parse(refreshId),
+        refreshId,
         DirtyBuckets.all("first refresh of the view"),
         null,
         PINNED,
@@ -112,10 +112,10 @@ class ViewMaintainerTest {
     assertThat(next).isInstanceOf(Next.Refresh.class);
     RefreshRequest request = ((Next.Refresh) next).request();
     assertThat(request.id()).isEqualTo(expected);
-    assertThat(state.inFlight().refreshId()).isEqualTo(expected.toString());
+    assertThat(state.inFlight().refreshId()).isEqualTo(expected);
     assertThat(state.status()).isEqualTo(ViewState.Status.REFRESHING);
-    assertThat(maintainer.awaits(state, expected.toString())).isTrue();
-    assertThat(maintainer.awaits(state, RefreshId.of(VIEW, "other", 42L).toString())).isFalse();
+    assertThat(maintainer.awaits(state, expected)).isTrue();
+    assertThat(maintainer.awaits(state, RefreshId.of(VIEW, "other", 42L))).isFalse();
   }
 
   @Test
@@ -151,7 +151,7 @@ class ViewMaintainerTest {
   void shouldReportARefreshThatReachedThePinnedSnapshotWithItsLagAndNoticeTheTarget() {
     // Given
     ViewState state = refreshing();
-    String id = state.inFlight().refreshId();
+    RefreshId id = state.inFlight().refreshId();
 
     // When
     List<Report> reports =
@@ -220,7 +220,7 @@ class ViewMaintainerTest {
     maintainer.next(VIEW, state, NOW + 300);
     maintainer.looked(VIEW, state, new Lookup.Current(PINNED), NOW + 300);
     maintainer.next(VIEW, state, NOW + 300);
-    String id = state.inFlight().refreshId();
+    RefreshId id = state.inFlight().refreshId();
 
     // When it fails
     maintainer.failed(VIEW, state, new IllegalStateException("disk full"), NOW + 400);
@@ -230,7 +230,7 @@ class ViewMaintainerTest {
     Next retry = maintainer.next(VIEW, state, state.retryAt());
     assertThat(retry).isInstanceOf(Next.Refresh.class);
     RefreshRequest request = ((Next.Refresh) retry).request();
-    assertThat(request.id()).hasToString(id);
+    assertThat(request.id()).isEqualTo(id);
     assertThat(((RefreshRequest.Ranged) request.scope()).ranges()).containsExactly(day);
   }
 
@@ -238,7 +238,7 @@ class ViewMaintainerTest {
   void shouldReportAChangeThatAnEarlierRunCommittedButCouldNotReport() {
     // Given a re-run of a refresh whose commit happened before a crash
     ViewState state = refreshing();
-    String id = state.inFlight().refreshId();
+    RefreshId id = state.inFlight().refreshId();
 
     // When
     List<Report> reports =
@@ -255,7 +255,7 @@ class ViewMaintainerTest {
   void shouldReportNothingWhenTheTargetIsAheadOfThePinnedSnapshot() {
     // Given
     ViewState state = refreshing();
-    String id = state.inFlight().refreshId();
+    RefreshId id = state.inFlight().refreshId();
 
     // When
     List<Report> reports =
@@ -272,7 +272,7 @@ class ViewMaintainerTest {
   void shouldLookTheSourceUpAgainWhenTheRefreshFindsItsPinStale() {
     // Given
     ViewState state = refreshing();
-    String id = state.inFlight().refreshId();
+    RefreshId id = state.inFlight().refreshId();
 
     // When
     List<Report> reports =
@@ -363,13 +363,13 @@ class ViewMaintainerTest {
   void shouldRunARefreshInFlightAgainUnderItsOwnId() {
     // Given a state left with a refresh in flight
     ViewState state = refreshing();
-    String id = state.inFlight().refreshId();
+    RefreshId id = state.inFlight().refreshId();
 
     // When
     RefreshRequest again = maintainer.rerun(VIEW, state, NOW + 1_000).orElseThrow();
 
     // Then
-    assertThat(again.id().toString()).isEqualTo(id);
+    assertThat(again.id()).isEqualTo(id);
     assertThat(state.inFlight().refreshId()).isEqualTo(id);
   }
 

@@ -6,6 +6,7 @@ import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.detect.SourceSnapshot;
+import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.StoredView;
@@ -43,7 +44,7 @@ class ViewStateTest {
 
     // When its refresh starts, and is stored in flight
     stored.pinned(new SourceSnapshot("uuid-1", 42L, 7L, NOW - 500));
-    stored.start("ohlcv_1m@v:42/range-1", NOW);
+    stored.start(RefreshId.ranged("ohlcv_1m", "v", 42L, 1), NOW);
     ViewState inFlight = serde.deserialize("t", serde.serialize("t", stored));
 
     // Then
@@ -117,7 +118,7 @@ class ViewStateTest {
   private static ViewState currentView() throws Exception {
     ViewState state = pinningNewView();
     state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000));
-    state.start("r1", NOW);
+    state.start(RefreshId.of("ohlcv_1m", "v", 42L), NOW);
     state.complete(null, new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000), NOW + 100);
     return state;
   }
@@ -130,7 +131,7 @@ class ViewStateTest {
     state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 3_600_000));
 
     // When its first refresh runs
-    state.start("r1", NOW + 1_000);
+    state.start(RefreshId.of("ohlcv_1m", "v", 42L), NOW + 1_000);
 
     // Then it is stale from its definition, not from the source's old commit, until it completes
     assertThat(state.stalenessMs(NOW + 2_000)).isEqualTo(2_000);
@@ -173,11 +174,11 @@ class ViewStateTest {
     ViewState state = currentView();
     SourceSnapshot commit = new SourceSnapshot("uuid", 43L, 2L, NOW + 1_000);
     state.addChange(TRADES, TRADES, DirtyBuckets.all("a"), commit, NOW + 1_000);
-    state.start("r2", NOW + 1_200);
+    state.start(RefreshId.of("ohlcv_1m", "v", 43L), NOW + 1_200);
     state.fail("boom", NOW + 1_500, java.time.Duration.ofMinutes(1));
 
     // When it is retried and a second commit arrives while the retry runs
-    state.start("r2", NOW + 5_000);
+    state.start(RefreshId.of("ohlcv_1m", "v", 43L), NOW + 5_000);
     state.addChange(
         TRADES,
         TRADES,

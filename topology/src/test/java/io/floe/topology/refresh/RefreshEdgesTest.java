@@ -281,6 +281,94 @@ class RefreshEdgesTest {
   }
 
   @Test
+  void shouldRefreshATargetWhoseRecordedRefreshIdIsGarbledAndSaySoOnce() {
+    // Given a target whose floe.refresh-id was overwritten with something that is no refresh id
+    long s1 = minutes(3, "2026-04-08T10");
+    CompiledView view = compiled(view(OHLCV, null), 1);
+    refresher.refresh(
+        RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+    target().updateProperties().set(FloeProperties.REFRESH_ID, "bars@@garbled").commit();
+    long s2 = minutes(2, "2026-04-08T11");
+
+    // When the next change is refreshed
+    RefreshOutcome outcome;
+    List<String> warnings;
+    try (WarningsOf bookmarks = new WarningsOf(Bookmark.class)) {
+      outcome =
+          refresher.refresh(
+              RefreshRequest.of(view, s2, s1, DirtyBuckets.all("appended")),
+              ViewRefresher.ProgressListener.NONE);
+      warnings = bookmarks.lines();
+    }
+
+    // Then the garbled value named no refresh: the refresh commits and records its own id
+    assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+    assertThat(target().properties())
+        .containsEntry(FloeProperties.REFRESH_ID, outcome.refreshId().toString());
+    OracleAssertions.assertMatches(target(), trades, s2, OHLCV);
+    assertThat(warnings)
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains(target().name(), "'bars@@garbled'", "not a refresh id");
+  }
+
+  @Test
+  void shouldFindAForcedRefreshAppliedWhenTheTargetRecordsItsIdInTheFormOfAnEarlierRelease() {
+    // Given a forced full refresh committed, its id recorded as an earlier release wrote it
+    // ("/full@<request time>" where this release writes "/full-<n>")
+    long s1 = minutes(3, "2026-04-08T10");
+    CompiledView view = compiled(view(OHLCV, null), 1);
+    refresher.refresh(
+        RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+    RefreshRequest forced =
+        new RefreshRequest(
+            view,
+            RefreshId.forced(view.name(), view.version(), s1, 1_700_000_000_000L),
+            null,
+            s1,
+            new RefreshRequest.Forced("full refresh requested"));
+    refresher.refresh(forced, ViewRefresher.ProgressListener.NONE);
+    String legacy = view.name() + "@" + view.version() + ":" + s1 + "/full@1700000000000";
+    target().updateProperties().set(FloeProperties.REFRESH_ID, legacy).commit();
+    long before = target().currentSnapshot().snapshotId();
+
+    // When the same forced refresh runs again (a replay after a crash)
+    RefreshOutcome replayed = refresher.refresh(forced, ViewRefresher.ProgressListener.NONE);
+
+    // Then the recorded id names it: nothing is recomputed
+    assertThat(replayed.status()).isEqualTo(RefreshOutcome.Status.ALREADY_APPLIED);
+    assertThat(target().currentSnapshot().snapshotId()).isEqualTo(before);
+    assertThat(Bookmark.of(target()).refreshId()).isEqualTo(forced.id());
+    OracleAssertions.assertMatches(target(), trades, s1, OHLCV);
+  }
+
+  /** The WARN lines one class logs while it is open. */
+  private static final class WarningsOf implements AutoCloseable {
+    private final ch.qos.logback.classic.Logger logger;
+    private final ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>
+        appender = new ch.qos.logback.core.read.ListAppender<>();
+
+    WarningsOf(Class<?> type) {
+      logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(type);
+      appender.start();
+      logger.addAppender(appender);
+    }
+
+    List<String> lines() {
+      return appender.list.stream()
+          .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+          .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+          .toList();
+    }
+
+    @Override
+    public void close() {
+      logger.detachAppender(appender);
+    }
+  }
+
+  @Test
   void shouldStartAChunkedRefreshAgainFromItsFirstChunkWhenItsPlanChanged() {
     long s1 = minutes(20, "2026-04-08T10");
     ViewDefinition definition =
@@ -352,7 +440,7 @@ class RefreshEdgesTest {
             name -> lake.catalog(),
             new RefreshHooks() {
               @Override
-              public void filesWritten(String view, String chunkId) {
+              public void filesWritten(String view, ChunkId chunk) {
                 // The other instance commits the same refresh first.
                 other.refresh(request, ViewRefresher.ProgressListener.NONE);
               }

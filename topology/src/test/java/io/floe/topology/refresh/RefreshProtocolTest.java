@@ -110,6 +110,21 @@ class RefreshProtocolTest {
   }
 
   @Test
+  void shouldReadTheRefreshIdOfABookmarkInEveryFormItWasRecordedIn() {
+    // The forms this release writes, and a forced refresh named after its request time
+    assertThat(Bookmark.of(Map.of(FloeProperties.REFRESH_ID, "v@abc:42/range-2")).refreshId())
+        .isEqualTo(RefreshId.ranged("v", "abc", 42, 2));
+    assertThat(Bookmark.of(Map.of(FloeProperties.REFRESH_ID, "v@abc:42/full@1700000000000")))
+        .extracting(Bookmark::refreshId)
+        .isEqualTo(RefreshId.forced("v", "abc", 42, 1_700_000_000_000L));
+    // Something else names no refresh, and the bookmark records none when written back
+    Bookmark garbled = Bookmark.of(Map.of(FloeProperties.REFRESH_ID, "v:42"));
+    assertThat(garbled.refreshId()).isNull();
+    assertThat(garbled.properties()).containsEntry(FloeProperties.REFRESH_ID, null);
+    assertThat(Bookmark.of(Map.of()).refreshId()).isNull();
+  }
+
+  @Test
   void shouldRejectWhatIsNotARefreshId() {
     assertThatThrownBy(() -> RefreshId.parse("ohlcv_1m:42"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -120,16 +120,15 @@ class TargetWritesTest {
         name -> lake.catalog(),
         new RefreshHooks() {
           @Override
-          public void committed(String view, String chunkId) {
-            if (ChunkId.parse(chunkId).isLast()) {
-              check(
-                  views.get(view), ChunkId.parse(chunkId).refresh().sourceSnapshotId(), "refresh");
+          public void committed(String view, ChunkId chunk) {
+            if (chunk.isLast()) {
+              check(views.get(view), chunk.refresh().sourceSnapshotId(), "refresh");
             }
           }
 
           @Override
-          public void compacted(String view, String refreshId) {
-            check(views.get(view), RefreshId.parse(refreshId).sourceSnapshotId(), "compaction");
+          public void compacted(String view, RefreshId refresh) {
+            check(views.get(view), refresh.sourceSnapshotId(), "compaction");
           }
         });
   }
@@ -650,7 +649,7 @@ class TargetWritesTest {
             name -> lake.catalog(),
             new RefreshHooks() {
               @Override
-              public void compacted(String view, String refreshId) {
+              public void compacted(String view, RefreshId refresh) {
                 throw new IllegalStateException("the process stops");
               }
             });

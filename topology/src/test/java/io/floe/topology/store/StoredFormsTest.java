@@ -1,11 +1,13 @@
 package io.floe.topology.store;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.maintain.ViewState;
+import io.floe.topology.refresh.RefreshId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -65,6 +67,31 @@ class StoredFormsTest {
     assertThat(state.inFlight().watermark()).isEqualTo(42L);
     assertThat(state.inFlight().pin()).isEqualTo(new SourceSnapshot("uuid-1", 43L, 8L, 1_000_100L));
     assertWrittenBackAsStored(ViewState.class, state, "view-state-in-flight.json");
+  }
+
+  @Test
+  void shouldReadTheRefreshIdsOfAViewStateAsTypedIdsAndWriteThemBackByteForByte()
+      throws IOException {
+    // Given a state as the release that kept refresh ids as strings wrote it: a forced refresh in
+    // flight, a range refresh that failed, a first refresh that read its snapshot's columns anew
+    byte[] stored = stored("view-state-typed-ids.json");
+    String version = "99f4809d816edcff";
+
+    // When
+    ViewState state = JsonSerde.of(ViewState.class).deserialize("t", stored);
+
+    // Then each id reads as the refresh it names, and the state is written back as it was stored
+    assertThat(state.inFlight().refreshId())
+        .isEqualTo(RefreshId.forced("ohlcv_1m", version, 44L, 1));
+    assertThat(state.last().refreshId())
+        .isEqualTo(RefreshId.of("ohlcv_1m", version, 42L).readingOtherColumns("1a2b3c4d"));
+    assertThat(state.recent())
+        .extracting(ViewState.LastRefresh::refreshId)
+        .containsExactly(
+            RefreshId.of("ohlcv_1m", version, 42L).readingOtherColumns("1a2b3c4d"),
+            RefreshId.ranged("ohlcv_1m", version, 43L, 1));
+    assertThat(new String(JsonSerde.of(ViewState.class).serialize("t", state), UTF_8))
+        .isEqualTo(new String(stored, UTF_8));
   }
 
   @Test
