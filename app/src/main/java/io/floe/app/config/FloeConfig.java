@@ -4,6 +4,7 @@ import io.floe.schemas.FloeSerdes;
 import io.floe.topology.FloeTopology;
 import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
+import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.store.BoundedRocksDbMemory;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -69,6 +70,7 @@ public final class FloeConfig extends AbstractConfig {
   public static final String REFRESH_MAX_STALENESS_MS = "floe.refresh.max-staleness.ms";
   public static final String STATE_MEMORY_BYTES = BoundedRocksDbMemory.BYTES_CONFIG;
   public static final String CACHE_BYTES = FileCaches.BYTES_CONFIG;
+  public static final String JOIN_DIMENSION_BYTES = DimensionTables.BYTES_CONFIG;
 
   /** The stream threads' producers' transaction timeout, as Kafka Streams names and checks it. */
   static final String TRANSACTION_TIMEOUT_MS =
@@ -336,7 +338,20 @@ public final class FloeConfig extends AbstractConfig {
                   + " whose FileIO Floe cannot wrap (catalog-impl without io-impl), which gets it"
                   + " with its share of half these bytes; a catalog that sets"
                   + " io.manifest.cache-enabled or its other keys keeps them. 0 turns the caches"
-                  + " off.");
+                  + " off.")
+          .define(
+              JOIN_DIMENSION_BYTES,
+              Type.LONG,
+              DimensionTables.BYTES_DEFAULT,
+              Range.atLeast(1),
+              Importance.LOW,
+              "Heap, in bytes, that the hash tables of the dimension tables joined by views "
+                  + "take together: each dimension is read at the snapshot a refresh pins into a "
+                  + "table of its join keys and the columns the view reads, built once per snapshot "
+                  + "and shared by the refreshes that pin it. A dimension whose table alone would "
+                  + "take more is rejected, naming the table and this key. Views with joins are not "
+                  + "served yet (the service rejects joins when it validates a view): this bounds "
+                  + "the engine that will evaluate them.");
 
   private final Path baseDirectory;
   private final Map<String, String> raw;

@@ -81,27 +81,42 @@ public final class Oracle {
    */
   public static List<List<Object>> expected(
       Table source, String sourceName, long snapshotId, String viewQuery) {
-    List<Record> rows = rows(source, snapshotId);
-    Schema schema = schemaOf(source, snapshotId);
+    return expected(new Source(source, sourceName, snapshotId), List.of(), viewQuery);
+  }
+
+  /**
+   * A table a view query reads, at one snapshot.
+   *
+   * @param name the name under which the query reads it ({@code lake.ref.symbols})
+   */
+  public record Source(Table table, String name, long snapshotId) {}
+
+  /**
+   * The rows a view that joins its source (the fact table) to dimension tables must hold for the
+   * given snapshots of each, normalized: every table's live rows are loaded into DuckDB, which
+   * evaluates the query's joins as SQL defines them (a null key matches nothing, a LEFT join's
+   * unmatched row gets nulls, a key held by several dimension rows joins each of them).
+   *
+   * @param fact the table whose column the view buckets
+   * @param dimensions the tables the query joins to it
+   */
+  public static List<List<Object>> expected(
+      Source fact, List<Source> dimensions, String viewQuery) {
+    Schema schema = schemaOf(fact.table(), fact.snapshotId());
+    String query = viewQuery;
     try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
       try (Statement s = duck.createStatement()) {
         s.execute("SET TimeZone = 'UTC'");
-        s.execute("CREATE TABLE src (" + columns(schema) + ")");
       }
-      try (DuckDBAppender appender =
-          duck.unwrap(DuckDBConnection.class)
-              .createAppender(DuckDBConnection.DEFAULT_SCHEMA, "src")) {
-        for (Record row : rows) {
-          appender.beginRow();
-          for (Types.NestedField column : schema.columns()) {
-            append(appender, toDuck(row.getField(column.name())));
-          }
-          appender.endRow();
-        }
+      load(duck, "src", fact.table(), fact.snapshotId());
+      for (int d = 0; d < dimensions.size(); d++) {
+        Source dimension = dimensions.get(d);
+        load(duck, "dim" + d, dimension.table(), dimension.snapshotId());
+        query = query.replaceAll("(?i)" + Pattern.quote(dimension.name()) + "\\b", "dim" + d);
       }
       List<List<Object>> result = new ArrayList<>();
       try (Statement s = duck.createStatement();
-          ResultSet rs = s.executeQuery(forDuckDb(viewQuery, sourceName, schema))) {
+          ResultSet rs = s.executeQuery(forDuckDb(query, fact.name(), schema))) {
         int width = rs.getMetaData().getColumnCount();
         while (rs.next()) {
           List<Object> row = new ArrayList<>(width);
@@ -114,6 +129,25 @@ public final class Oracle {
       return sorted(result);
     } catch (SQLException e) {
       throw new IllegalStateException("Oracle failed for " + viewQuery + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Creates DuckDB table {@code name} holding every live row of a snapshot of {@code table}. */
+  private static void load(Connection duck, String name, Table table, long snapshotId)
+      throws SQLException {
+    Schema schema = schemaOf(table, snapshotId);
+    try (Statement s = duck.createStatement()) {
+      s.execute("CREATE TABLE " + name + " (" + columns(schema) + ")");
+    }
+    try (DuckDBAppender appender =
+        duck.unwrap(DuckDBConnection.class).createAppender(DuckDBConnection.DEFAULT_SCHEMA, name)) {
+      for (Record row : rows(table, snapshotId)) {
+        appender.beginRow();
+        for (Types.NestedField column : schema.columns()) {
+          append(appender, toDuck(row.getField(column.name())));
+        }
+        appender.endRow();
+      }
     }
   }
 

@@ -16,6 +16,9 @@ import java.util.List;
  * @param groupKeys the output columns that are GROUP BY keys besides the bucket, in GROUP BY order
  * @param bucketLine line of the bucket column reference in the query, for later errors
  * @param bucketColumnPosition column of the bucket column reference in the query
+ * @param dimensions the dimension tables the source (the fact table) is joined to, in join order;
+ *     empty for a view of one table (joins are accepted only by {@code
+ *     ViewQueryParser#parseWithDimensionJoins}, which no service path calls yet)
  */
 public record ParsedViewQuery(
     String sql,
@@ -26,10 +29,22 @@ public record ParsedViewQuery(
     List<String> outputColumns,
     List<String> groupKeys,
     int bucketLine,
-    int bucketColumnPosition) {
+    int bucketColumnPosition,
+    List<JoinedTable> dimensions) {
 
   public ParsedViewQuery {
     outputColumns = List.copyOf(outputColumns);
     groupKeys = List.copyOf(groupKeys);
+    dimensions = List.copyOf(dimensions);
   }
+
+  /**
+   * A dimension table as the query joins it, before its schema is known.
+   *
+   * @param table the dimension table
+   * @param kind how it is joined
+   * @param line line of the table's name in the query, for later errors about this join
+   * @param column column of the table's name in the query
+   */
+  public record JoinedTable(TableName table, JoinKind kind, int line, int column) {}
 }

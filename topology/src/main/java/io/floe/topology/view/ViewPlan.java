@@ -2,9 +2,13 @@ package io.floe.topology.view;
 
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.Granularity;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.calcite.rel.RelNode;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Types;
 
 /**
  * Everything Floe derives from a valid view query checked against its source table: the bucket
@@ -17,6 +21,9 @@ import org.apache.iceberg.Schema;
  * @param outputSchema the schema of the target table, columns in output order
  * @param requiredColumns the source columns the query reads, in source schema order
  * @param relation the validated query as a relational plan over a scan of the whole source row
+ *     (with dimensions: over the source row followed by each dimension's row, in join order)
+ * @param dimensions the dimension tables joined to the source, in join order; empty for a view of
+ *     one table
  */
 public record ViewPlan(
     ParsedViewQuery query,
@@ -25,10 +32,56 @@ public record ViewPlan(
     Schema sourceSchema,
     Schema outputSchema,
     List<String> requiredColumns,
-    RelNode relation) {
+    RelNode relation,
+    List<Dimension> dimensions) {
 
   public ViewPlan {
     requiredColumns = List.copyOf(requiredColumns);
+    dimensions = List.copyOf(dimensions);
+  }
+
+  /**
+   * A dimension table joined to the view's fact table (its source), checked against its schema.
+   *
+   * @param table the dimension table
+   * @param kind how it is joined
+   * @param schema the dimension's schema the plan was bound to
+   * @param factKeys the fact (source) columns of the join's equalities, in the order of the ON
+   *     clause (or USING list)
+   * @param keys the dimension columns each fact key equals, in the same order
+   * @param columns the dimension columns the query reads above the join (what the dimension
+   *     contributes to the view's rows), in schema order
+   */
+  public record Dimension(
+      TableName table,
+      JoinKind kind,
+      Schema schema,
+      List<String> factKeys,
+      List<String> keys,
+      List<String> columns) {
+    public Dimension {
+      factKeys = List.copyOf(factKeys);
+      keys = List.copyOf(keys);
+      columns = List.copyOf(columns);
+    }
+
+    /** The dimension columns a hash table of it holds: its keys and the columns it contributes. */
+    public List<String> requiredColumns() {
+      Set<String> read = new HashSet<>(keys);
+      read.addAll(columns);
+      List<String> ordered = new ArrayList<>();
+      for (Types.NestedField field : schema.columns()) {
+        if (read.contains(field.name())) {
+          ordered.add(field.name());
+        }
+      }
+      return ordered;
+    }
+  }
+
+  /** Whether the view joins dimension tables to its source. */
+  public boolean hasDimensions() {
+    return !dimensions.isEmpty();
   }
 
   public TableName source() {

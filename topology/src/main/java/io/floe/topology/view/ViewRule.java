@@ -17,6 +17,10 @@ public enum ViewRule {
           + " levels deep (parentheses, or operators chained without them)"),
   NOT_A_QUERY("a view query must be a SELECT"),
   JOIN("joins are not supported: a view reads exactly one source table"),
+  DIMENSION_JOIN(
+      "a view may join its bucketed fact table, in its outer query, only to dimension tables, each"
+          + " an INNER or LEFT join on equalities between columns of the fact table and of the"
+          + " dimension: every bucket is then a function of its fact rows and the pinned dimensions"),
   CTE(
       "each WITH query must be read exactly once, by the next query of the chain: a view reads its"
           + " one source table once"),

@@ -6,6 +6,7 @@ import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.refresh.eval.agg.AggregateInput;
 import io.floe.topology.refresh.eval.agg.AggregateStates;
 import io.floe.topology.refresh.eval.expr.CompiledExpressions;
+import io.floe.topology.refresh.eval.join.JoinStep;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewRule;
@@ -21,6 +22,9 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinInfo;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rex.RexBuilder;
@@ -49,6 +53,7 @@ public final class CompiledQuery {
   private final JavaTypeFactory typeFactory;
   private final List<Merge> merges;
   private final AggregateInput aggregateInput;
+  private final List<JoinStep> joins;
 
   private CompiledQuery(
       List<Step> before,
@@ -59,8 +64,10 @@ public final class CompiledQuery {
       Comparator<Object[]> outputOrder,
       JavaTypeFactory typeFactory,
       List<Merge> merges,
-      AggregateInput aggregateInput) {
+      AggregateInput aggregateInput,
+      List<JoinStep> joins) {
     this.aggregateInput = aggregateInput;
+    this.joins = joins;
     this.before = before;
     this.groupKeys = groupKeys;
     this.aggregates = aggregates;
@@ -139,7 +146,7 @@ public final class CompiledQuery {
     }
     List<RelNode> below = new ArrayList<>();
     node = aggregate.getInput();
-    while (!(node instanceof TableScan)) {
+    while (!(node instanceof TableScan) && !(node instanceof Join)) {
       if (node instanceof Aggregate) {
         throw new IllegalArgumentException(
             "SELECT DISTINCT and nested aggregations are not supported");
@@ -150,6 +157,9 @@ public final class CompiledQuery {
     }
     Collections.reverse(above);
     Collections.reverse(below);
+    List<JoinStep> joins = joinSteps(node);
+    int sourceWidth =
+        joins.isEmpty() ? plan.sourceSchema().columns().size() : node.getRowType().getFieldCount();
 
     RelNode aggregateInput = aggregate.getInput();
     AggregateInput input = AggregateInput.of(aggregate, below, bucketing);
@@ -164,11 +174,48 @@ public final class CompiledQuery {
         aggregate.getGroupSet().asList().stream().mapToInt(Integer::intValue).toArray(),
         aggregates,
         compileSteps(above, bucketing, rexBuilder),
-        plan.sourceSchema().columns().size(),
+        sourceWidth,
         outputOrder(plan),
         (JavaTypeFactory) rexBuilder.getTypeFactory(),
         merges(aggregate, above),
-        input);
+        input,
+        joins);
+  }
+
+  /**
+   * The joins of a left-deep join tree over the fact table's scan, the first dimension's first; a
+   * joined row is the fact row followed by each dimension's row. Empty for a plan over one table.
+   */
+  private static List<JoinStep> joinSteps(RelNode bottom) {
+    List<JoinStep> steps = new ArrayList<>();
+    RelNode node = bottom;
+    while (node instanceof Join join) {
+      if (join.getJoinType() != JoinRelType.INNER && join.getJoinType() != JoinRelType.LEFT) {
+        throw new IllegalArgumentException("cannot evaluate a " + join.getJoinType() + " join");
+      }
+      if (!(join.getRight() instanceof TableScan)) {
+        throw new IllegalArgumentException("cannot evaluate a join whose right side is no table");
+      }
+      JoinInfo info = join.analyzeCondition();
+      if (!info.isEqui() || info.leftKeys.isEmpty()) {
+        throw new IllegalArgumentException(
+            "cannot evaluate a join on " + join.getCondition() + ": only equalities of columns");
+      }
+      steps.add(
+          0,
+          new JoinStep(
+              join.getJoinType() == JoinRelType.INNER,
+              join.getLeft().getRowType().getFieldCount(),
+              join.getRight().getRowType().getFieldCount(),
+              info.leftKeys.toIntArray(),
+              info.rightKeys.toIntArray()));
+      node = join.getLeft();
+    }
+    if (!(node instanceof TableScan)) {
+      throw new IllegalArgumentException(
+          "cannot evaluate " + node.getRelTypeName() + " in a view query");
+    }
+    return List.copyOf(steps);
   }
 
   /**
@@ -346,9 +393,17 @@ public final class CompiledQuery {
     throw new IllegalStateException("No output column " + column);
   }
 
-  /** Width of the source rows this query consumes: the number of source schema columns. */
+  /**
+   * Width of the source rows this query consumes: the number of source schema columns, and with
+   * joins those of every dimension's schema after them (a joined row).
+   */
   public int sourceWidth() {
     return sourceWidth;
+  }
+
+  /** The view's joins of dimension tables to its source, in join order; empty without any. */
+  public List<JoinStep> joins() {
+    return joins;
   }
 
   /** What the columnar evaluator needs to know of the aggregate and its input. */

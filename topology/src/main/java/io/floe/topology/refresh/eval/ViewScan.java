@@ -2,6 +2,8 @@ package io.floe.topology.refresh.eval;
 
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.refresh.eval.agg.PartialAggregation;
+import io.floe.topology.refresh.eval.join.DimensionTable;
+import io.floe.topology.refresh.eval.join.JoinProbe;
 import io.floe.topology.refresh.eval.scan.ParquetBatches;
 import io.floe.topology.refresh.eval.scan.RecordBatches;
 import io.floe.topology.refresh.eval.scan.ScanColumns;
@@ -61,6 +63,9 @@ public final class ViewScan {
    *     which prunes row groups by their statistics
    * @param nameMapping the source table's name mapping, through which files written without field
    *     ids are read ({@link #nameMapping(Table)}); null when it has none
+   * @param dimensions the hash table of each dimension the view joins ({@link
+   *     CompiledQuery#joins}), at the snapshots the refresh pinned, in join order; empty for a view
+   *     of one table
    */
   public record Scan(
       FileIO io,
@@ -71,11 +76,37 @@ public final class ViewScan {
       BucketRangeSet ranges,
       boolean nullBucket,
       Expression rowGroupFilter,
-      NameMapping nameMapping) {
+      NameMapping nameMapping,
+      List<DimensionTable> dimensions) {
     public Scan {
       tasks = List.copyOf(tasks);
       columns = List.copyOf(columns);
       rowGroupFilter = rowGroupFilter == null ? Expressions.alwaysTrue() : rowGroupFilter;
+      dimensions = List.copyOf(dimensions);
+    }
+
+    /** A scan of a view of one table. */
+    public Scan(
+        FileIO io,
+        Schema schema,
+        List<FileScanTask> tasks,
+        List<String> columns,
+        String bucketColumn,
+        BucketRangeSet ranges,
+        boolean nullBucket,
+        Expression rowGroupFilter,
+        NameMapping nameMapping) {
+      this(
+          io,
+          schema,
+          tasks,
+          columns,
+          bucketColumn,
+          ranges,
+          nullBucket,
+          rowGroupFilter,
+          nameMapping,
+          List.of());
     }
 
     /** A scan of files that all carry field ids, or of a table without a name mapping. */
@@ -157,18 +188,21 @@ public final class ViewScan {
 
     Worker(CompiledQuery query, Scan scan, ScanColumns columns, int bucketColumn) {
       this.columns = columns;
-      Vector[] vectors = new Vector[scan.schema().columns().size()];
+      Vector[] vectors = new Vector[query.sourceWidth()];
       for (int i = 0; i < columns.positions().length; i++) {
         Types.NestedField field = columns.projection().columns().get(i);
         vectors[columns.positions()[i]] = Vectors.forIceberg(field.type());
       }
+      // With joins, the readers fill the fact columns of one set of vectors, and the probe writes
+      // the joined rows to another, which the aggregation reads.
+      Vector[] aggregated = query.joins().isEmpty() ? vectors : joinedVectors(vectors, query, scan);
       this.aggregation =
-          new PartialAggregation(query, vectors, bucketColumn, scan.ranges(), scan.nullBucket());
-      this.sink =
+          new PartialAggregation(query, aggregated, bucketColumn, scan.ranges(), scan.nullBucket());
+      BatchSink aggregate =
           new BatchSink() {
             @Override
             public Vector[] vectors() {
-              return vectors;
+              return aggregated;
             }
 
             @Override
@@ -176,6 +210,29 @@ public final class ViewScan {
               aggregation.add(n);
             }
           };
+      this.sink =
+          query.joins().isEmpty()
+              ? aggregate
+              : new JoinProbe(
+                  vectors,
+                  query.joins(),
+                  scan.dimensions(),
+                  aggregate,
+                  bucketColumn,
+                  scan.ranges(),
+                  scan.nullBucket());
+    }
+
+    /** Vectors of joined rows: the fact columns read, then each dimension's held columns. */
+    private static Vector[] joinedVectors(Vector[] fact, CompiledQuery query, Scan scan) {
+      Vector[] joined = new Vector[fact.length];
+      for (int c = 0; c < fact.length; c++) {
+        if (fact[c] != null) {
+          joined[c] = Vectors.like(fact[c]);
+        }
+      }
+      JoinProbe.addDimensionVectors(joined, query.joins(), scan.dimensions());
+      return joined;
     }
 
     @Override

@@ -12,6 +12,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.rules.CoreRules;
@@ -74,22 +75,62 @@ final class FlatRelation {
    * bucket means whatever the names on the way (scopes, column lists) say.
    */
   static Set<String> bucketedSourceColumns(RelNode relation, Schema sourceSchema) {
-    Aggregate aggregate = aggregateOf(relation);
     Set<String> columns = new LinkedHashSet<>();
+    for (int index : bucketedIndexes(relation)) {
+      if (index >= 0) {
+        columns.add(sourceSchema.columns().get(index).name());
+      }
+    }
+    return columns;
+  }
+
+  /**
+   * Whether a bucketed group key truncates a column of a dimension table rather than of the fact
+   * table: dirty buckets come from the fact files' statistics, so the bucket must be a fact column.
+   */
+  static boolean bucketReadsDimension(RelNode relation) {
+    return bucketedIndexes(relation).contains(DIMENSION);
+  }
+
+  private static Set<Integer> bucketedIndexes(RelNode relation) {
+    Aggregate aggregate = aggregateOf(relation);
+    Set<Integer> indexes = new LinkedHashSet<>();
     if (!(aggregate.getInput() instanceof Project keys)) {
-      return columns;
+      return indexes;
     }
     for (int key : aggregate.getGroupSet()) {
       if (keys.getProjects().get(key) instanceof RexCall call
           && call.getOperator() == TrinoOperatorTable.DATE_TRUNC
           && call.getOperands().get(1) instanceof RexInputRef column) {
-        int index = sourceIndex(keys.getInput(), column.getIndex());
-        if (index >= 0) {
-          columns.add(sourceSchema.columns().get(index).name());
-        }
+        indexes.add(sourceIndex(keys.getInput(), column.getIndex()));
       }
     }
-    return columns;
+    return indexes;
+  }
+
+  /**
+   * The joins of the plan's left-deep join tree below its projections and filters, the join that
+   * adds the first dimension first; empty for a plan over one table. Each join's left input is the
+   * fact table's scan or the join before it, its right input the scan of its dimension, so a joined
+   * row is the fact row followed by each dimension's row, in this order.
+   */
+  static List<Join> joins(RelNode relation) {
+    List<Join> joins = new ArrayList<>();
+    RelNode node = bottom(relation);
+    while (node instanceof Join join) {
+      joins.add(0, join);
+      node = join.getLeft();
+    }
+    return joins;
+  }
+
+  /** The node under the projections and filters below the aggregate: a scan or a join. */
+  private static RelNode bottom(RelNode relation) {
+    RelNode node = aggregateOf(relation).getInput();
+    while (node instanceof Project || node instanceof Filter) {
+      node = node.getInput(0);
+    }
+    return node;
   }
 
   /** The view's one aggregate, below the outer query's HAVING and projection. */
@@ -101,9 +142,22 @@ final class FlatRelation {
     return (Aggregate) node;
   }
 
-  /** The scan's field that field {@code index} of {@code node} passes through, or -1. */
+  /** {@link #sourceIndex} of a field that passes through a dimension's column. */
+  private static final int DIMENSION = -2;
+
+  /**
+   * The fact scan's field that field {@code index} of {@code node} passes through, {@link
+   * #DIMENSION} when it is a dimension's column, or -1 when it is computed.
+   */
   private static int sourceIndex(RelNode node, int index) {
     while (!(node instanceof TableScan)) {
+      if (node instanceof Join join) {
+        if (index >= join.getLeft().getRowType().getFieldCount()) {
+          return DIMENSION;
+        }
+        node = join.getLeft();
+        continue;
+      }
       if (node instanceof Project project) {
         if (!(project.getProjects().get(index) instanceof RexInputRef ref)) {
           return -1;
@@ -122,6 +176,43 @@ final class FlatRelation {
    * and aggregate arguments, traced down through projections, and every column a filter tests.
    */
   static List<String> sourceColumnsRead(RelNode relation, Schema sourceSchema) {
+    ImmutableBitSet columns = columnsReadAboveJoins(relation);
+    for (Join join : joins(relation)) {
+      columns = columns.union(RelOptUtil.InputFinder.bits(join.getCondition()));
+    }
+    int width = sourceSchema.columns().size();
+    List<String> read = new ArrayList<>();
+    List<Types.NestedField> fields = sourceSchema.columns();
+    for (int i : columns) {
+      if (i < width) {
+        read.add(fields.get(i).name());
+      }
+    }
+    return read;
+  }
+
+  /**
+   * The columns of a dimension the plan reads above its joins (what it contributes to the rows), in
+   * its schema's order: {@code offset} is the position of its first column in a joined row.
+   */
+  static List<String> dimensionColumnsRead(RelNode relation, int offset, Schema schema) {
+    ImmutableBitSet columns = columnsReadAboveJoins(relation);
+    List<String> read = new ArrayList<>();
+    List<Types.NestedField> fields = schema.columns();
+    for (int i : columns) {
+      if (i >= offset && i < offset + fields.size()) {
+        read.add(fields.get(i - offset).name());
+      }
+    }
+    return read;
+  }
+
+  /**
+   * The fields of the bottom node ({@link #bottom}: the source scan or the joined row) that the
+   * plan reads below its aggregate: the group keys and aggregate arguments, traced down through
+   * projections, and every column a filter tests.
+   */
+  private static ImmutableBitSet columnsReadAboveJoins(RelNode relation) {
     Aggregate aggregate = aggregateOf(relation);
     ImmutableBitSet.Builder used = ImmutableBitSet.builder();
     used.addAll(aggregate.getGroupSet());
@@ -134,7 +225,7 @@ final class FlatRelation {
     }
     ImmutableBitSet columns = used.build();
     RelNode node = aggregate.getInput();
-    while (!(node instanceof TableScan)) {
+    while (!(node instanceof TableScan) && !(node instanceof Join)) {
       if (node instanceof Project project) {
         ImmutableBitSet.Builder below = ImmutableBitSet.builder();
         for (int i : columns) {
@@ -150,11 +241,6 @@ final class FlatRelation {
       }
       node = node.getInput(0);
     }
-    List<String> read = new ArrayList<>();
-    List<Types.NestedField> fields = sourceSchema.columns();
-    for (int i : columns) {
-      read.add(fields.get(i).name());
-    }
-    return read;
+    return columns;
   }
 }

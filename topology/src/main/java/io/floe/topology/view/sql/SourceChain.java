@@ -3,13 +3,17 @@ package io.floe.topology.view.sql;
 import static io.floe.topology.view.sql.ViewQueryParser.invalid;
 
 import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.JoinKind;
+import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewRule;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlJoin;
@@ -21,6 +25,7 @@ import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlSelectKeyword;
 import org.apache.calcite.sql.SqlWith;
 import org.apache.calcite.sql.SqlWithItem;
+import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.util.SqlBasicVisitor;
 
 /**
@@ -31,6 +36,11 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
  * would make it mean anything else (an aggregate, a set operation, a window, DISTINCT, an order or
  * a limit, a join, a WITH query read twice), and the outer query's bucket column is traced down to
  * the source column it passes through, whose file statistics detect dirty buckets.
+ *
+ * <p>With {@link Joins#OF_DIMENSIONS}, the outer query's FROM may instead join the source, then the
+ * fact table, to dimension tables: a left-deep tree of INNER or LEFT joins, each on equalities of
+ * columns, each adding one table named once (checked here with positions; that the keys are fact
+ * and dimension columns, against the schemas, in {@link ViewQueryBinder}).
  */
 final class SourceChain {
 
@@ -39,30 +49,45 @@ final class SourceChain {
   /** One SELECT of the chain below the outer query, and the names its columns are renamed to. */
   private record Layer(SqlSelect select, SqlNodeList renamed) {}
 
+  /** Whether the outer query may join its source to dimension tables. */
+  enum Joins {
+    REJECTED,
+    OF_DIMENSIONS
+  }
+
   private final TableName source;
   private final List<Layer> layers;
+  private final List<ParsedViewQuery.JoinedTable> dimensions;
 
-  private SourceChain(TableName source, List<Layer> layers) {
+  private SourceChain(
+      TableName source, List<Layer> layers, List<ParsedViewQuery.JoinedTable> dimensions) {
     this.source = source;
     this.layers = List.copyOf(layers);
+    this.dimensions = List.copyOf(dimensions);
   }
 
   /**
    * Walks the chain below {@code outer}, the outer SELECT of {@code query} (itself, or the body of
    * a WITH).
    */
-  static SourceChain of(SqlNode query, SqlSelect outer) throws InvalidViewException {
-    Walk walk = new Walk();
+  static SourceChain of(SqlNode query, SqlSelect outer, Joins joins) throws InvalidViewException {
+    Walk walk = new Walk(joins);
     if (query instanceof SqlWith with) {
       walk.declare(with);
     }
     TableName source = walk.sourceBelow(outer);
     walk.checkEachWithQueryReadOnce();
-    return new SourceChain(source, walk.layers);
+    return new SourceChain(source, walk.layers, walk.dimensions);
   }
 
+  /** The source table: the fact table when the outer query joins dimensions to it. */
   TableName source() {
     return source;
+  }
+
+  /** The dimension tables the outer query joins to its source, in join order. */
+  List<ParsedViewQuery.JoinedTable> dimensions() {
+    return dimensions;
   }
 
   /** Whether the outer query reads its source through subqueries or WITH queries. */
@@ -138,9 +163,15 @@ final class SourceChain {
 
   /** The state of one walk down a chain: the WITH queries in scope and the SELECTs passed. */
   private static final class Walk {
+    private final Joins joins;
     private final Map<String, SqlWithItem> withQueries = new LinkedHashMap<>();
     private final Map<String, List<SqlIdentifier>> reads = new LinkedHashMap<>();
     private final List<Layer> layers = new ArrayList<>();
+    private final List<ParsedViewQuery.JoinedTable> dimensions = new ArrayList<>();
+
+    Walk(Joins joins) {
+      this.joins = joins;
+    }
 
     void declare(SqlWith with) throws InvalidViewException {
       for (SqlNode item : with.withList) {
@@ -179,8 +210,21 @@ final class SourceChain {
           }
           from = as.operand(0);
         }
-        if (from instanceof SqlJoin) {
-          throw invalid(ViewRule.JOIN, from, null);
+        if (from instanceof SqlJoin join) {
+          if (joins == Joins.REJECTED) {
+            throw invalid(ViewRule.JOIN, from, null);
+          }
+          if (!layers.isEmpty() || renamed != null) {
+            // A join below the outer query would put the join under a filter or projection of a
+            // subquery, or its columns under a column list, where its keys could no longer be
+            // traced to the fact and dimension columns; the outer query is the one place for it.
+            throw invalid(
+                ViewRule.DIMENSION_JOIN,
+                from,
+                "join the dimension tables in the outer query's FROM, not "
+                    + (renamed != null ? "under a column list" : INSIDE));
+          }
+          return factBelow(join);
         }
         if (from instanceof SqlWith with) {
           declare(with);
@@ -243,6 +287,126 @@ final class SourceChain {
     }
 
     /**
+     * The fact table of the outer query's join tree, which must be left-deep ({@code fact JOIN d1
+     * ON ... LEFT JOIN d2 USING (...)}): the left-most table is the fact table, and each join adds
+     * one dimension table on its right.
+     */
+    private TableName factBelow(SqlJoin top) throws InvalidViewException {
+      List<ParsedViewQuery.JoinedTable> joined = new ArrayList<>();
+      SqlNode node = top;
+      while (node instanceof SqlJoin join) {
+        JoinKind kind = kindOf(join);
+        checkCondition(join);
+        SqlIdentifier table = tableOf(join.getRight(), "a dimension");
+        SqlParserPos at = table.getParserPosition();
+        joined.add(
+            0,
+            new ParsedViewQuery.JoinedTable(
+                TableName.of(table.names), kind, at.getLineNum(), at.getColumnNum()));
+        node = join.getLeft();
+      }
+      SqlIdentifier fact = tableOf(node, "the fact table");
+      TableName source = TableName.of(fact.names);
+      Set<TableName> seen = new HashSet<>();
+      seen.add(source);
+      for (ParsedViewQuery.JoinedTable dimension : joined) {
+        if (!seen.add(dimension.table())) {
+          // Each source is pinned and tracked once per refresh, by table: a table joined twice
+          // would need two roles for one table's commits.
+          throw new InvalidViewException(
+              ViewRule.DIMENSION_JOIN,
+              dimension.line(),
+              dimension.column(),
+              dimension.table()
+                  + (dimension.table().equals(source)
+                      ? " is the fact table: a view cannot join its fact table to itself"
+                      : " is joined twice: join each dimension table once"));
+        }
+      }
+      dimensions.addAll(joined);
+      return source;
+    }
+
+    private static JoinKind kindOf(SqlJoin join) throws InvalidViewException {
+      if (join.isNatural()) {
+        throw invalid(
+            ViewRule.DIMENSION_JOIN,
+            join.isNaturalNode(),
+            "NATURAL joins match columns by name: say the keys with ON or USING");
+      }
+      return switch (join.getJoinType()) {
+        case INNER -> JoinKind.INNER;
+        case LEFT -> JoinKind.LEFT;
+        default ->
+            throw invalid(
+                ViewRule.DIMENSION_JOIN,
+                join.getJoinTypeNode(),
+                join.getJoinType().name().replace('_', ' ')
+                    + " join: only INNER and LEFT joins keep each fact row's output a function of"
+                    + " that row");
+      };
+    }
+
+    /** ON equalities of columns, joined by AND, or USING columns. */
+    private static void checkCondition(SqlJoin join) throws InvalidViewException {
+      switch (join.getConditionType()) {
+        case USING:
+          return;
+        case ON:
+          checkEqualities(join.getCondition());
+          return;
+        default:
+          throw invalid(
+              ViewRule.DIMENSION_JOIN,
+              join.getRight(),
+              "a join without ON or USING is a cross join: say the keys");
+      }
+    }
+
+    private static void checkEqualities(SqlNode condition) throws InvalidViewException {
+      if (condition.getKind() == SqlKind.AND) {
+        for (SqlNode operand : ((SqlCall) condition).getOperandList()) {
+          checkEqualities(operand);
+        }
+        return;
+      }
+      if (condition.getKind() != SqlKind.EQUALS
+          || !(((SqlCall) condition).operand(0) instanceof SqlIdentifier left)
+          || !(((SqlCall) condition).operand(1) instanceof SqlIdentifier right)
+          || left.isStar()
+          || right.isStar()) {
+        throw invalid(
+            ViewRule.DIMENSION_JOIN,
+            condition,
+            condition
+                + " is not an equality of two columns: filter in WHERE, and join on"
+                + " fact_column = dimension_column");
+      }
+    }
+
+    /** The table {@code node} names, with or without an alias. */
+    private static SqlIdentifier tableOf(SqlNode node, String role) throws InvalidViewException {
+      SqlNode table = node;
+      if (table.getKind() == SqlKind.AS) {
+        SqlCall as = (SqlCall) table;
+        if (as.operandCount() > 2) {
+          throw invalid(
+              ViewRule.DIMENSION_JOIN,
+              as.operand(2),
+              "a column list on " + role + ": name its columns as they are");
+        }
+        table = as.operand(0);
+      }
+      if (!(table instanceof SqlIdentifier identifier) || identifier.names.size() < 3) {
+        throw invalid(
+            ViewRule.DIMENSION_JOIN,
+            table,
+            role + " must be a table named catalog.namespace.table, not " + table);
+      }
+      return identifier;
+    }
+
+    /**
      * Each WITH query read exactly once: the chain reads the ones it passes; one it does not pass
      * is read by nothing, or by another WITH query off the chain.
      */
@@ -251,7 +415,7 @@ final class SourceChain {
         if (reads.get(entry.getKey()).isEmpty()) {
           // Walked only to count its reads: what it reads must be a chain of its own.
           SqlWithItem unread = entry.getValue();
-          Walk offChain = new Walk();
+          Walk offChain = new Walk(joins);
           offChain.withQueries.putAll(withQueries);
           reads.forEach((name, list) -> offChain.reads.put(name, new ArrayList<>(list)));
           SqlNode query = unread.query;

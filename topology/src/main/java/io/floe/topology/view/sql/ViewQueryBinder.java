@@ -10,8 +10,10 @@ import io.floe.topology.view.ViewRule;
 import java.math.BigDecimal;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -25,12 +27,14 @@ import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.prepare.CalciteCatalogReader;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinInfo;
+import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.runtime.CalciteContextException;
-import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.impl.AbstractSchema;
 import org.apache.calcite.schema.impl.AbstractTable;
 import org.apache.calcite.sql.SqlCall;
@@ -72,19 +76,51 @@ public final class ViewQueryBinder {
    */
   public static ViewPlan bind(ParsedViewQuery query, Schema sourceSchema, ZoneId zone)
       throws InvalidViewException {
+    return bind(query, sourceSchema, Map.of(), zone);
+  }
+
+  /**
+   * Binds {@code query}, which may join dimension tables to its source (the fact table), to the
+   * schemas of its tables.
+   *
+   * @param dimensionSchemas the schema of each dimension table the query joins
+   * @param zone the view's time zone for bucket boundaries
+   * @throws InvalidViewException naming the rule the query breaks and where
+   */
+  public static ViewPlan bind(
+      ParsedViewQuery query,
+      Schema sourceSchema,
+      Map<TableName, Schema> dimensionSchemas,
+      ZoneId zone)
+      throws InvalidViewException {
+    Map<TableName, Schema> tables = new LinkedHashMap<>();
+    tables.put(query.source(), sourceSchema);
+    for (ParsedViewQuery.JoinedTable dimension : query.dimensions()) {
+      Schema schema = dimensionSchemas.get(dimension.table());
+      if (schema == null) {
+        throw new IllegalArgumentException("No schema given for dimension " + dimension.table());
+      }
+      tables.put(dimension.table(), schema);
+    }
     Types.NestedField bucketField = sourceSchema.caseInsensitiveFindField(query.bucketColumn());
+    if (bucketField == null) {
+      rejectDimensionBucket(query, dimensionSchemas);
+    }
     Bucketing bucketing = bucketing(query, bucketField, zone);
     SqlNode parsed = ViewQueryParser.parseQuery(query.sql());
     SqlSelect select = ViewQueryParser.outerSelect(parsed);
     ViewQueryParser.replaceBuckets(parsed);
     JavaTypeFactoryImpl types = new JavaTypeFactoryImpl(FloeTypeSystem.INSTANCE);
-    CalciteCatalogReader catalog = catalog(query.source(), sourceSchema, types);
+    CalciteCatalogReader catalog = catalog(tables, types);
     SqlValidator validator = validator(catalog, types);
     SqlNode validated = validate(validator, parsed);
     RelDataType outputRow = validator.getValidatedNodeType(validated);
     rejectNonDeterministic(validated);
     checkPercentages(validated);
     RelNode relation = FlatRelation.flatten(toRelation(validated, validator, catalog, types));
+    if (FlatRelation.bucketReadsDimension(relation)) {
+      rejectDimensionBucket(query, dimensionSchemas);
+    }
     Set<String> bucketed = FlatRelation.bucketedSourceColumns(relation, sourceSchema);
     if (!bucketed.isEmpty() && !bucketed.contains(bucketField.name())) {
       // The parser traced the bucket by name; Calcite's plan is the authority on what it reads.
@@ -106,25 +142,119 @@ public final class ViewQueryBinder {
         sourceSchema,
         outputSchema,
         FlatRelation.sourceColumnsRead(relation, sourceSchema),
-        relation);
+        relation,
+        dimensions(query, relation, sourceSchema, tables));
+  }
+
+  /** The bucket truncates a column of a dimension (or of no table): say which. */
+  private static void rejectDimensionBucket(
+      ParsedViewQuery query, Map<TableName, Schema> dimensionSchemas) throws InvalidViewException {
+    for (ParsedViewQuery.JoinedTable dimension : query.dimensions()) {
+      Types.NestedField field =
+          dimensionSchemas.get(dimension.table()).caseInsensitiveFindField(query.bucketColumn());
+      if (field != null) {
+        throw new InvalidViewException(
+            ViewRule.DIMENSION_JOIN,
+            query.bucketLine(),
+            query.bucketColumnPosition(),
+            "the bucket must truncate a column of the fact table "
+                + query.source()
+                + ", whose file statistics find dirty buckets; "
+                + field.name()
+                + " is a column of dimension "
+                + dimension.table());
+      }
+    }
+  }
+
+  /**
+   * Each join of the plan checked and described: equalities only, each between a column of the fact
+   * table and one of the dimension it adds.
+   */
+  private static List<ViewPlan.Dimension> dimensions(
+      ParsedViewQuery query, RelNode relation, Schema sourceSchema, Map<TableName, Schema> tables)
+      throws InvalidViewException {
+    List<Join> joins = FlatRelation.joins(relation);
+    List<ViewPlan.Dimension> dimensions = new ArrayList<>();
+    int factWidth = sourceSchema.columns().size();
+    for (int d = 0; d < joins.size(); d++) {
+      Join join = joins.get(d);
+      ParsedViewQuery.JoinedTable joined = query.dimensions().get(d);
+      Schema schema = tables.get(joined.table());
+      int offset = join.getLeft().getRowType().getFieldCount();
+      if (!(join.getRight() instanceof TableScan)
+          || !(join.getLeft() instanceof TableScan || join.getLeft() instanceof Join)) {
+        // The converter computes a key that needs a cast below the join, as a projection.
+        throw joinError(
+            joined,
+            "its keys must be equalities of a fact column and a dimension column of the same type,"
+                + " compared as they are: "
+                + join.getCondition()
+                + " compares a computed or cast value");
+      }
+      JoinInfo info = join.analyzeCondition();
+      if (!info.isEqui() || info.leftKeys.isEmpty()) {
+        throw joinError(
+            joined,
+            "its condition must be equalities of a fact column and a dimension column of the same"
+                + " type, found "
+                + join.getCondition());
+      }
+      List<String> factKeys = new ArrayList<>();
+      List<String> keys = new ArrayList<>();
+      for (int k = 0; k < info.leftKeys.size(); k++) {
+        int left = info.leftKeys.get(k);
+        if (left >= factWidth) {
+          // Dimension changes are bounded by the fact files' statistics on the join column.
+          throw joinError(
+              joined,
+              "it is joined on a column of another dimension; join each dimension on columns of"
+                  + " the fact table "
+                  + query.source());
+        }
+        factKeys.add(sourceSchema.columns().get(left).name());
+        keys.add(schema.columns().get(info.rightKeys.get(k)).name());
+      }
+      dimensions.add(
+          new ViewPlan.Dimension(
+              joined.table(),
+              joined.kind(),
+              schema,
+              factKeys,
+              keys,
+              FlatRelation.dimensionColumnsRead(relation, offset, schema)));
+    }
+    return dimensions;
+  }
+
+  private static InvalidViewException joinError(ParsedViewQuery.JoinedTable joined, String detail) {
+    return new InvalidViewException(
+        ViewRule.DIMENSION_JOIN, joined.line(), joined.column(), joined.table() + ": " + detail);
   }
 
   private static CalciteCatalogReader catalog(
-      TableName source, Schema sourceSchema, RelDataTypeFactory types) {
+      Map<TableName, Schema> tables, RelDataTypeFactory types) {
     CalciteSchema root = CalciteSchema.createRootSchema(false, false);
-    SchemaPlus level = root.plus();
-    level = level.add(source.catalog(), new AbstractSchema());
-    for (String namespace : source.namespace()) {
-      level = level.add(namespace, new AbstractSchema());
+    for (Map.Entry<TableName, Schema> table : tables.entrySet()) {
+      TableName name = table.getKey();
+      Schema schema = table.getValue();
+      CalciteSchema level = root;
+      List<String> path = new ArrayList<>();
+      path.add(name.catalog());
+      path.addAll(name.namespace());
+      for (String part : path) {
+        CalciteSchema below = level.getSubSchema(part, true);
+        level = below != null ? below : level.add(part, new AbstractSchema());
+      }
+      level.add(
+          name.table(),
+          new AbstractTable() {
+            @Override
+            public RelDataType getRowType(RelDataTypeFactory factory) {
+              return CalciteTypes.rowType(schema, factory);
+            }
+          });
     }
-    level.add(
-        source.table(),
-        new AbstractTable() {
-          @Override
-          public RelDataType getRowType(RelDataTypeFactory factory) {
-            return CalciteTypes.rowType(sourceSchema, factory);
-          }
-        });
     Properties properties = new Properties();
     properties.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "false");
     return new CalciteCatalogReader(

@@ -193,6 +193,14 @@ public final class Vectors {
     };
   }
 
+  /** A new vector of the same kind as {@code vector}. */
+  public static Vector like(Vector vector) {
+    if (vector instanceof LongVector longs) {
+      return new LongVector(longs.kind);
+    }
+    return vector instanceof DoubleVector ? new DoubleVector() : new ObjectVector();
+  }
+
   /** How a SQL type of the aggregate's input boxes when held in a long vector, or null. */
   public static LongKind longKind(SqlTypeName type) {
     return switch (type) {
