@@ -451,7 +451,8 @@ final class ReadersScenario {
                   plan.bucketColumn(),
                   BucketRangeSet.of(new BucketRange(Long.MIN_VALUE, Long.MAX_VALUE)),
                   true,
-                  Expressions.alwaysTrue()),
+                  Expressions.alwaysTrue(),
+                  null),
               // One worker, the calling thread: no helper is asked for.
               Runnable::run,
               1);

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
@@ -153,26 +154,12 @@ public final class DirtyBucketDetector {
               + " has expired, so the bounds of the files it removed are unknown");
     }
     Snapshot parent = table.snapshot(snapshot.parentId());
-    Set<String> kept = new HashSet<>();
-    for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
-      kept.add(manifest.path());
-    }
-    List<DataFile> found = new ArrayList<>();
-    for (ManifestFile manifest : parent.dataManifests(table.io())) {
-      if (kept.contains(manifest.path())) {
-        continue;
-      }
-      try (ManifestReader<DataFile> reader =
-          ManifestFiles.read(manifest, table.io(), table.specs())) {
-        for (DataFile file : reader) {
-          if (removed.contains(file.location())) {
-            found.add(file.copy());
-          }
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
+    List<DataFile> found =
+        rewrittenEntries(
+            snapshot.dataManifests(table.io()),
+            parent.dataManifests(table.io()),
+            manifest -> ManifestFiles.read(manifest, table.io(), table.specs()),
+            removed);
     if (found.size() < removed.size()) {
       throw new MissingStatisticsException(
           "snapshot "
@@ -191,26 +178,45 @@ public final class DirtyBucketDetector {
       Table table, Snapshot snapshot, Snapshot parent, List<DeleteFile> removed) {
     Map<String, DeleteFile> byLocation = new LinkedHashMap<>();
     removed.forEach(file -> byLocation.put(file.location(), file));
+    rewrittenEntries(
+            snapshot.deleteManifests(table.io()),
+            parent.deleteManifests(table.io()),
+            manifest -> ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs()),
+            byLocation.keySet())
+        .forEach(file -> byLocation.put(file.location(), file));
+    return new ArrayList<>(byLocation.values());
+  }
+
+  /**
+   * The entries, with their statistics, of the files at {@code locations} in those of the parent's
+   * {@code parentManifests} that the snapshot, whose manifests of the same content are {@code
+   * manifests}, did not keep: only a manifest the snapshot rewrote can list a file it removed.
+   */
+  private static <F extends ContentFile<F>> List<F> rewrittenEntries(
+      List<ManifestFile> manifests,
+      List<ManifestFile> parentManifests,
+      Function<ManifestFile, ManifestReader<F>> read,
+      Set<String> locations) {
     Set<String> kept = new HashSet<>();
-    for (ManifestFile manifest : snapshot.deleteManifests(table.io())) {
+    for (ManifestFile manifest : manifests) {
       kept.add(manifest.path());
     }
-    for (ManifestFile manifest : parent.deleteManifests(table.io())) {
+    List<F> found = new ArrayList<>();
+    for (ManifestFile manifest : parentManifests) {
       if (kept.contains(manifest.path())) {
         continue;
       }
-      try (ManifestReader<DeleteFile> reader =
-          ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
-        for (DeleteFile file : reader) {
-          if (byLocation.containsKey(file.location())) {
-            byLocation.put(file.location(), file.copy());
+      try (ManifestReader<F> reader = read.apply(manifest)) {
+        for (F file : reader) {
+          if (locations.contains(file.location())) {
+            found.add(file.copy());
           }
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
-    return new ArrayList<>(byLocation.values());
+    return found;
   }
 
   private static Schema schemaOf(Table table, Snapshot snapshot) {

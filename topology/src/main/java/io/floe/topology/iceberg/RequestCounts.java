@@ -1,6 +1,7 @@
 package io.floe.topology.iceberg;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -36,29 +37,17 @@ public final class RequestCounts {
 
   /** Requests in {@code stage}, of every kind. */
   public long count(RequestStage stage) {
-    long sum = 0;
-    for (RequestKind kind : RequestKind.values()) {
-      sum += count(kind, stage);
-    }
-    return sum;
+    return Arrays.stream(RequestKind.values()).mapToLong(kind -> count(kind, stage)).sum();
   }
 
   /** Requests of {@code kind}, in every stage. */
   public long count(RequestKind kind) {
-    long sum = 0;
-    for (RequestStage stage : RequestStage.values()) {
-      sum += count(kind, stage);
-    }
-    return sum;
+    return Arrays.stream(RequestStage.values()).mapToLong(stage -> count(kind, stage)).sum();
   }
 
   /** Every request counted. */
   public long total() {
-    long sum = 0;
-    for (long count : requests) {
-      sum += count;
-    }
-    return sum;
+    return Arrays.stream(requests).sum();
   }
 
   /** Bytes read from the store in {@code stage}. */
@@ -89,20 +78,12 @@ public final class RequestCounts {
 
   /** Bytes read from the store, in every stage. */
   public long bytesRead() {
-    long sum = 0;
-    for (long bytes : bytesRead) {
-      sum += bytes;
-    }
-    return sum;
+    return Arrays.stream(bytesRead).sum();
   }
 
   /** Bytes written to the store, in every stage. */
   public long bytesWritten() {
-    long sum = 0;
-    for (long bytes : bytesWritten) {
-      sum += bytes;
-    }
-    return sum;
+    return Arrays.stream(bytesWritten).sum();
   }
 
   /** The non-zero counts, by stage and then kind in their declared orders. */

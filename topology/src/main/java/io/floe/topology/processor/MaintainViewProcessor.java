@@ -233,11 +233,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       if (state == null || !state.isPinning()) {
         continue;
       }
-      report(
-          done.failed()
-              ? maintainer.failed(view, state, done.failure(), now)
-              : maintainer.looked(view, state, done.result(), now));
-      states.put(view, state);
+      apply(view, state, done, found -> maintainer.looked(view, state, found, now), now);
       // A change or a request that came during an empty lookup keeps the view due: it starts.
       startIfDue(view, state, now);
     }
@@ -255,11 +251,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       if (state == null || !maintainer.awaits(state, done.key().refreshId())) {
         continue;
       }
-      report(
-          done.failed()
-              ? maintainer.failed(view, state, done.failure(), now)
-              : maintainer.completed(view, state, done.result(), now));
-      states.put(view, state);
+      apply(view, state, done, outcome -> maintainer.completed(view, state, outcome, now), now);
       changed(view, state);
     }
     // Show the progress of long refreshes.
@@ -272,6 +264,23 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
         states.put(view, state);
       }
     }
+  }
+
+  /**
+   * Applies a finished job of the view to its state, as the maintainer decides for its failure or,
+   * through {@code onResult}, for its result; stores the state and reports.
+   */
+  private <R> void apply(
+      String view,
+      ViewState state,
+      Jobs.Done<?, R> done,
+      Function<R, List<Report>> onResult,
+      long now) {
+    report(
+        done.failed()
+            ? maintainer.failed(view, state, done.failure(), now)
+            : onResult.apply(done.result()));
+    states.put(view, state);
   }
 
   /** Counts and publishes what the maintainer reports. */

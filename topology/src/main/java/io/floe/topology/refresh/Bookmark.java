@@ -3,6 +3,7 @@ package io.floe.topology.refresh;
 import io.floe.topology.view.SourceColumns;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,9 +108,17 @@ public record Bookmark(
   }
 
   private static Long number(String value) {
+    return parsed(value, text -> Long.valueOf(text.trim()));
+  }
+
+  /** A recorded value parsed, or null when none is recorded or it is garbled. */
+  private static <T> T parsed(String recorded, Function<String, T> parse) {
+    if (recorded == null) {
+      return null;
+    }
     try {
-      return value == null ? null : Long.valueOf(value.trim());
-    } catch (NumberFormatException e) {
+      return parse.apply(recorded);
+    } catch (IllegalArgumentException e) {
       return null;
     }
   }
@@ -123,14 +132,7 @@ public record Bookmark(
    * The progress of a chunked refresh half applied, or null when there is none or it is garbled.
    */
   public RefreshProgress parsedProgress() {
-    if (progress == null) {
-      return null;
-    }
-    try {
-      return RefreshProgress.parse(progress);
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
+    return parsed(progress, RefreshProgress::parse);
   }
 
   /**
@@ -138,14 +140,7 @@ public record Bookmark(
    * recorded (a target of an earlier release) or the record is garbled.
    */
   public SourceColumns parsedSourceColumns() {
-    if (sourceColumns == null) {
-      return null;
-    }
-    try {
-      return SourceColumns.parse(sourceColumns);
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
+    return parsed(sourceColumns, SourceColumns::parse);
   }
 
   /**

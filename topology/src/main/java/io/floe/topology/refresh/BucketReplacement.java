@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -153,6 +154,7 @@ final class BucketReplacement {
       boolean targetExists,
       boolean newestApart) {
     BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
+    Predicate<Record> inChunk = record -> isDirty(record, chunk, targetRanges);
     List<DataFile> removed = new ArrayList<>();
     List<DeleteFile> deletes = new ArrayList<>();
     List<DataFile> added = new ArrayList<>();
@@ -174,7 +176,7 @@ final class BucketReplacement {
                     task.spec().specId() + "/" + task.spec().partitionToPath(file.partition()),
                     k -> new DeleteGroup(task.spec(), file.partition()));
             if (delta != null) {
-              replaced += absorbInto(task, chunk, targetRanges, delta, group);
+              replaced += absorbInto(task, inChunk, delta, group);
               continue;
             }
             Set<Object> values = bucketValues(file, chunk, targetRanges);
@@ -183,7 +185,7 @@ final class BucketReplacement {
               continue;
             }
           }
-          replaced += rewrite(task, chunk, targetRanges, delta, kept);
+          replaced += rewrite(task, inChunk, delta, kept);
           removed.add(file);
         }
         for (DeleteGroup group : groups.values()) {
@@ -302,15 +304,11 @@ final class BucketReplacement {
    * absorbed ones are deleted by group. Returns the rows absorbed.
    */
   private long absorbInto(
-      FileScanTask task,
-      ChunkPlan.Chunk chunk,
-      BucketRangeSet targetRanges,
-      DeltaMerger delta,
-      DeleteGroup group) {
+      FileScanTask task, Predicate<Record> inChunk, DeltaMerger delta, DeleteGroup group) {
     long absorbed = 0;
     try (CloseableIterable<Record> records = readWholeFile(task)) {
       for (Record record : records) {
-        if (isDirty(record, chunk, targetRanges) && delta.absorb(record)) {
+        if (inChunk.test(record) && delta.absorb(record)) {
           group.rows.add(record.copy());
           absorbed++;
         }
@@ -327,15 +325,11 @@ final class BucketReplacement {
    * replaced.
    */
   private long rewrite(
-      FileScanTask task,
-      ChunkPlan.Chunk chunk,
-      BucketRangeSet targetRanges,
-      DeltaMerger delta,
-      TargetWriter kept) {
+      FileScanTask task, Predicate<Record> inChunk, DeltaMerger delta, TargetWriter kept) {
     long replaced = 0;
     try (CloseableIterable<Record> records = readWholeFile(task)) {
       for (Record record : records) {
-        if (isDirty(record, chunk, targetRanges) && (delta == null || delta.absorb(record))) {
+        if (inChunk.test(record) && (delta == null || delta.absorb(record))) {
           replaced++;
         } else {
           kept.write(record);
@@ -347,6 +341,7 @@ final class BucketReplacement {
     return replaced;
   }
 
+  /** Whether the row is in one of the chunk's buckets. */
   private boolean isDirty(Record record, ChunkPlan.Chunk chunk, BucketRangeSet targetRanges) {
     Object value = record.get(bucketColumn);
     Object stored = value == null ? null : IcebergValues.toNative(bucketField.type(), value);

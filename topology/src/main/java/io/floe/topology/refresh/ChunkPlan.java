@@ -105,15 +105,27 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
       DataExtent extent,
       long chunkRows,
       OptionalInt chunkBuckets) {
-    if (chunkRows < 1) {
-      throw new IllegalArgumentException("Chunks must hold at least one row, not " + chunkRows);
+    Limits limits = new Limits(chunkRows, chunkBuckets);
+    List<Chunk> chunks = new Cutter(dirty, bucketing, extent, limits).cut();
+    return new ChunkPlan(chunks, fingerprint(dirty, bucketing, limits, chunks));
+  }
+
+  /**
+   * How large a chunk may grow.
+   *
+   * @param rows about how many source rows a chunk may hold (at least one bucket each)
+   * @param buckets the most buckets holding data that a chunk may hold, if capped
+   */
+  private record Limits(long rows, OptionalInt buckets) {
+    Limits {
+      if (rows < 1) {
+        throw new IllegalArgumentException("Chunks must hold at least one row, not " + rows);
+      }
+      if (buckets.isPresent() && buckets.getAsInt() < 1) {
+        throw new IllegalArgumentException(
+            "Chunks must hold at least one bucket, not " + buckets.getAsInt());
+      }
     }
-    if (chunkBuckets.isPresent() && chunkBuckets.getAsInt() < 1) {
-      throw new IllegalArgumentException(
-          "Chunks must hold at least one bucket, not " + chunkBuckets.getAsInt());
-    }
-    List<Chunk> chunks = new Cutter(dirty, bucketing, extent, chunkRows, chunkBuckets).cut();
-    return new ChunkPlan(chunks, fingerprint(dirty, bucketing, chunkRows, chunkBuckets, chunks));
   }
 
   /** A run of buckets holding data, with its estimated rows per bucket. */
@@ -124,8 +136,7 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
     private final DirtyBuckets dirty;
     private final Bucketing bucketing;
     private final DataExtent extent;
-    private final long chunkRows;
-    private final OptionalInt chunkBuckets;
+    private final Limits limits;
     private final BucketRangeSet universe;
     private final List<Chunk> chunks = new ArrayList<>();
 
@@ -137,17 +148,11 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
     // Rows not yet in a chunk, the null bucket's included.
     private double rowsLeft;
 
-    Cutter(
-        DirtyBuckets dirty,
-        Bucketing bucketing,
-        DataExtent extent,
-        long chunkRows,
-        OptionalInt chunkBuckets) {
+    Cutter(DirtyBuckets dirty, Bucketing bucketing, DataExtent extent, Limits limits) {
       this.dirty = dirty;
       this.bucketing = bucketing;
       this.extent = extent;
-      this.chunkRows = chunkRows;
-      this.chunkBuckets = chunkBuckets;
+      this.limits = limits;
       this.universe = dirty.full() ? BucketRangeSet.of(EVERYTHING) : dirty.ranges();
     }
 
@@ -166,7 +171,8 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
       for (Piece piece : pieces) {
         take(piece);
       }
-      boolean nullsApart = buckets > 0 && nullRows > 0 && rows + nullRows > chunkRows * TAIL_SLACK;
+      boolean nullsApart =
+          buckets > 0 && nullRows > 0 && rows + nullRows > limits.rows() * TAIL_SLACK;
       BucketRangeSet last = cover(Long.MAX_VALUE);
       if (nullsApart) {
         chunks.add(chunk(last, false));
@@ -191,12 +197,12 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
         }
         long available = bucketing.countBuckets(start, piece.end());
         long taken = available;
-        if (chunkBuckets.isPresent()) {
-          taken = Math.min(taken, chunkBuckets.getAsInt() - buckets);
+        if (limits.buckets().isPresent()) {
+          taken = Math.min(taken, limits.buckets().getAsInt() - buckets);
         }
-        boolean takesTheRest = rows + rowsLeft <= chunkRows * TAIL_SLACK;
+        boolean takesTheRest = rows + rowsLeft <= limits.rows() * TAIL_SLACK;
         if (piece.rowsPerBucket() > 0 && !takesTheRest) {
-          double fit = Math.floor((chunkRows - rows) / piece.rowsPerBucket());
+          double fit = Math.floor((limits.rows() - rows) / piece.rowsPerBucket());
           taken = (long) Math.min(taken, Math.max(fit, 0));
         }
         if (taken <= 0 && buckets == 0) {
@@ -225,8 +231,8 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
         rows += taken * piece.rowsPerBucket();
         rowsLeft -= taken * piece.rowsPerBucket();
         start = end;
-        boolean capped = chunkBuckets.isPresent() && buckets >= chunkBuckets.getAsInt();
-        filled = capped || (rows >= chunkRows && !takesTheRest);
+        boolean capped = limits.buckets().isPresent() && buckets >= limits.buckets().getAsInt();
+        filled = capped || (rows >= limits.rows() && !takesTheRest);
       }
     }
 
@@ -300,17 +306,14 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
   }
 
   private static String fingerprint(
-      DirtyBuckets dirty,
-      Bucketing bucketing,
-      long chunkRows,
-      OptionalInt chunkBuckets,
-      List<Chunk> chunks) {
+      DirtyBuckets dirty, Bucketing bucketing, Limits limits, List<Chunk> chunks) {
     StringBuilder plan = new StringBuilder("floe-chunk-plan/1\n");
     plan.append(bucketing).append('\n');
     plan.append(dirty.full() ? "full" : "incremental").append('\n');
-    plan.append("chunk-rows=").append(chunkRows).append('\n');
+    plan.append("chunk-rows=").append(limits.rows()).append('\n');
     plan.append("chunk-buckets=")
-        .append(chunkBuckets.isPresent() ? Integer.toString(chunkBuckets.getAsInt()) : "none")
+        .append(
+            limits.buckets().isPresent() ? Integer.toString(limits.buckets().getAsInt()) : "none")
         .append('\n');
     for (Chunk chunk : chunks) {
       plan.append(chunk.ranges()).append(chunk.nullBucket() ? " null" : "").append('\n');

@@ -50,7 +50,6 @@ final class ChunkRecompute {
       long writeNanos) {}
 
   private final Table source;
-  private final Snapshot snapshot;
   private final Schema schema;
   private final ViewPlan plan;
   private final CompiledQuery query;
@@ -68,21 +67,15 @@ final class ChunkRecompute {
   private static final int SCAN_PARALLELISM = Runtime.getRuntime().availableProcessors();
 
   /**
+   * @param read the pinned source snapshot, the view's plan bound to its schema and the compiled
+   *     query
    * @param scanThreads where the recompute of a chunk runs its workers beside the calling thread
    */
-  ChunkRecompute(
-      Table source,
-      Snapshot snapshot,
-      Schema schema,
-      ViewPlan plan,
-      CompiledQuery query,
-      Table target,
-      Executor scanThreads) {
-    this.source = source;
-    this.snapshot = snapshot;
-    this.schema = schema;
-    this.plan = plan;
-    this.query = query;
+  ChunkRecompute(RefreshRun.Pinned read, Table target, Executor scanThreads) {
+    this.source = read.source();
+    this.schema = read.schema();
+    this.plan = read.plan();
+    this.query = read.query();
     this.target = target;
     this.bucketType = plan.bucketing().columnType();
     this.scanThreads = scanThreads;

@@ -108,8 +108,7 @@ final class RefreshRun {
     this.cancelled = cancelled;
     this.hooks = hooks;
     this.inForce = inForce;
-    this.work =
-        new ChunkRecompute(source, snapshot, schema, plan, read.query(), target, scanThreads);
+    this.work = new ChunkRecompute(read, target, scanThreads);
     this.bucketType = plan.bucketing().columnType();
   }
 

@@ -1,7 +1,5 @@
 package io.floe.topology.store;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
@@ -31,20 +29,7 @@ public sealed interface DirtyUpdate permits DirtyUpdate.Change, DirtyUpdate.Requ
    * @param dirty the buckets it changed
    */
   record Change(String table, @JsonUnwrapped SourceSnapshot snapshot, StoredDirty dirty)
-      implements DirtyUpdate {
-
-    @JsonCreator
-    static Change stored(
-        @JsonProperty("table") String table,
-        @JsonProperty("tableUuid") String tableUuid,
-        @JsonProperty("snapshotId") long snapshotId,
-        @JsonProperty("sequenceNumber") long sequenceNumber,
-        @JsonProperty("committedAt") long committedAt,
-        @JsonProperty("dirty") StoredDirty dirty) {
-      return new Change(
-          table, new SourceSnapshot(tableUuid, snapshotId, sequenceNumber, committedAt), dirty);
-    }
-  }
+      implements DirtyUpdate {}
 
   /**
    * A user's request: refresh now, catching up with the source, or recompute every bucket.

@@ -1,7 +1,5 @@
 package io.floe.topology.store;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.floe.topology.detect.SourceSnapshot;
 import java.util.List;
@@ -25,17 +23,5 @@ public record QueuedSnapshots(List<Queued> snapshots) {
    * @param brokenReason why the history before it could not be walked (every bucket of every view
    *     is then dirty), or null
    */
-  public record Queued(@JsonUnwrapped SourceSnapshot snapshot, String brokenReason) {
-
-    @JsonCreator
-    static Queued stored(
-        @JsonProperty("tableUuid") String tableUuid,
-        @JsonProperty("snapshotId") long snapshotId,
-        @JsonProperty("sequenceNumber") long sequenceNumber,
-        @JsonProperty("committedAt") long committedAt,
-        @JsonProperty("brokenReason") String brokenReason) {
-      return new Queued(
-          new SourceSnapshot(tableUuid, snapshotId, sequenceNumber, committedAt), brokenReason);
-    }
-  }
+  public record Queued(@JsonUnwrapped SourceSnapshot snapshot, String brokenReason) {}
 }

@@ -108,19 +108,6 @@ public final class ViewScan {
           nameMapping,
           List.of());
     }
-
-    /** A scan of files that all carry field ids, or of a table without a name mapping. */
-    public Scan(
-        FileIO io,
-        Schema schema,
-        List<FileScanTask> tasks,
-        List<String> columns,
-        String bucketColumn,
-        BucketRangeSet ranges,
-        boolean nullBucket,
-        Expression rowGroupFilter) {
-      this(io, schema, tasks, columns, bucketColumn, ranges, nullBucket, rowGroupFilter, null);
-    }
   }
 
   /**

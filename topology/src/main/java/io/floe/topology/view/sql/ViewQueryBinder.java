@@ -45,7 +45,6 @@ import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlSyntax;
-import org.apache.calcite.sql.util.SqlBasicVisitor;
 import org.apache.calcite.sql.validate.SqlNameMatchers;
 import org.apache.calcite.sql.validate.SqlValidator;
 import org.apache.calcite.sql.validate.SqlValidatorUtil;
@@ -343,18 +342,11 @@ public final class ViewQueryBinder {
   }
 
   private static void rejectNonDeterministic(SqlNode select) throws InvalidViewException {
-    List<SqlCall> offenders = new ArrayList<>();
-    select.accept(
-        new SqlBasicVisitor<Void>() {
-          @Override
-          public Void visit(SqlCall call) {
-            SqlOperator operator = call.getOperator();
-            if (!operator.isDeterministic() || operator.isDynamicFunction()) {
-              offenders.add(call);
-            }
-            return super.visit(call);
-          }
-        });
+    List<SqlCall> offenders =
+        SqlCalls.find(
+            select,
+            call ->
+                !call.getOperator().isDeterministic() || call.getOperator().isDynamicFunction());
     if (!offenders.isEmpty()) {
       SqlCall first = offenders.get(0);
       throw ViewQueryParser.invalid(
@@ -366,18 +358,8 @@ public final class ViewQueryBinder {
 
   /** approx_percentile needs a constant percentage in [0, 1], as in Trino. */
   private static void checkPercentages(SqlNode select) throws InvalidViewException {
-    List<SqlCall> calls = new ArrayList<>();
-    select.accept(
-        new SqlBasicVisitor<Void>() {
-          @Override
-          public Void visit(SqlCall call) {
-            if (call.getOperator() == TrinoOperatorTable.APPROX_PERCENTILE) {
-              calls.add(call);
-            }
-            return super.visit(call);
-          }
-        });
-    for (SqlCall call : calls) {
+    for (SqlCall call :
+        SqlCalls.find(select, call -> call.getOperator() == TrinoOperatorTable.APPROX_PERCENTILE)) {
       SqlNode percentage = call.operand(call.operandCount() - 1);
       BigDecimal value =
           percentage instanceof SqlNumericLiteral literal

@@ -308,20 +308,9 @@ public final class ViewQueryParser {
     if (clause == null) {
       return;
     }
-    List<SqlNode> expressions = new ArrayList<>();
-    clause.accept(
-        new SqlBasicVisitor<Void>() {
-          @Override
-          public Void visit(SqlCall call) {
-            if (isBucketForm(call)) {
-              // The idiom holds a date_trunc of its own: it is one bucket, not two.
-              expressions.add(call);
-              return null;
-            }
-            return super.visit(call);
-          }
-        });
-    for (SqlNode expression : expressions) {
+    // The idiom holds a date_trunc of its own: it is one bucket, not two.
+    for (SqlCall expression :
+        SqlCalls.findOutermost(clause, ViewQueryParser::isBucketForm, call -> false)) {
       out.add(describeBucket(expression, inWhere));
     }
   }
@@ -713,22 +702,10 @@ public final class ViewQueryParser {
     if (isBucketForm(expression) || !(expression instanceof SqlCall)) {
       return;
     }
-    List<SqlCall> wrapped = new ArrayList<>();
-    expression.accept(
-        new SqlBasicVisitor<Void>() {
-          @Override
-          public Void visit(SqlCall call) {
-            if (isBucketForm(call)) {
-              wrapped.add(call);
-              return null;
-            }
-            if (isAggregate(call)) {
-              // Inside an aggregate, a bucket is an argument, not the bucket.
-              return null;
-            }
-            return super.visit(call);
-          }
-        });
+    // Inside an aggregate, a bucket is an argument, not the bucket.
+    List<SqlCall> wrapped =
+        SqlCalls.findOutermost(
+            expression, ViewQueryParser::isBucketForm, ViewQueryParser::isAggregate);
     if (!wrapped.isEmpty()) {
       throw invalid(ViewRule.WRAPPED_BUCKET, expression, expression.toString());
     }

@@ -78,7 +78,8 @@ final class ViewScanOracle {
             bucketColumn,
             ranges,
             nullBucket,
-            rowGroups),
+            rowGroups,
+            null),
         executor,
         parallelism);
   }
