@@ -5,6 +5,7 @@ import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.detect.FileBuckets;
+import io.floe.topology.iceberg.IcebergValues;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.eval.SharedWork;
 import io.floe.topology.view.ViewPlan;

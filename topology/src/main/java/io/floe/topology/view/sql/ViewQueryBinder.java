@@ -5,6 +5,7 @@ import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.TableName;
+import io.floe.topology.view.TrinoFunctions;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewRule;
 import java.math.BigDecimal;
@@ -241,7 +242,7 @@ public final class ViewQueryBinder {
         new SqlBasicVisitor<Void>() {
           @Override
           public Void visit(SqlCall call) {
-            if (call.getOperator() == TrinoOperatorTable.APPROX_PERCENTILE) {
+            if (call.getOperator() == TrinoFunctions.APPROX_PERCENTILE) {
               calls.add(call);
             }
             return super.visit(call);
