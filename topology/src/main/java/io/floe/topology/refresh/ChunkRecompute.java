@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.CompiledQuery;
@@ -57,6 +58,7 @@ final class ChunkRecompute {
   private final Table target;
   private final BucketColumnType bucketType;
   private final Executor scanThreads;
+  private final ManifestWork manifests;
 
   /**
    * Where the source's files are: on a remote store the chunk's files are read by more workers than
@@ -69,6 +71,7 @@ final class ChunkRecompute {
 
   /**
    * @param scanThreads where the recompute of a chunk runs its workers beside the calling thread
+   * @param manifests where the target's scans read their manifests, and the pool of remote reads
    */
   ChunkRecompute(
       Table source,
@@ -77,7 +80,9 @@ final class ChunkRecompute {
       ViewPlan plan,
       CompiledQuery query,
       Table target,
-      Executor scanThreads) {
+      Executor scanThreads,
+      ManifestWork manifests) {
+    this.manifests = manifests;
     this.source = source;
     this.snapshot = snapshot;
     this.schema = schema;
@@ -129,7 +134,7 @@ final class ChunkRecompute {
                   chunk.nullBucket(),
                   sourceFilter,
                   ViewScan.nameMapping(source)),
-              sourceStorage.isRemote() ? StorageKind.remoteReads() : scanThreads,
+              manifests.readersFor(sourceStorage, scanThreads),
               sourceStorage.scanParallelism());
     }
     ViewScan.Stats stats = recomputed.stats();
@@ -151,7 +156,7 @@ final class ChunkRecompute {
     BucketReplacement.Result replaced;
     try (RequestStage.Scope writing = RequestStage.WRITE.enter()) {
       replaced =
-          new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM)
+          new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM, manifests)
               .replace(chunk, rows, delta, startingTarget != null, last);
     }
     return new Written(
