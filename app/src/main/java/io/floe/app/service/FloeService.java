@@ -11,6 +11,7 @@ import io.floe.app.views.ViewsFileWatcher;
 import io.floe.app.views.ViewsPublisher;
 import io.floe.topology.FloeTopology;
 import io.floe.topology.iceberg.FileCaches;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
 import io.floe.topology.refresh.EngineWarmup;
 import io.floe.topology.refresh.RefreshExecutor;
@@ -59,6 +60,7 @@ public final class FloeService implements AutoCloseable {
   private final ViewIndex views = new ViewIndex();
   private final ExecutorService io;
   private final ExecutorService scans;
+  private final ExecutorService remoteReads;
   private final GlobalDeadLetters globalDeadLetters;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -92,6 +94,7 @@ public final class FloeService implements AutoCloseable {
     FileCaches.configure(config.getLong(FloeConfig.CACHE_BYTES));
     this.partitions = config.getInt(FloeConfig.TOPIC_PARTITIONS);
     this.scans = ViewScan.newExecutor();
+    this.remoteReads = ManifestWork.newRemoteReadsPool();
     this.executor =
         new RefreshExecutor(
             new ViewRefresher(
@@ -103,7 +106,8 @@ public final class FloeService implements AutoCloseable {
                         .view(view.name())
                         .filter(current -> current.version().equals(view.version()))
                         .isPresent(),
-                scans),
+                scans,
+                ManifestWork.overlappingRemoteReadsOn(remoteReads)),
             config.getInt(FloeConfig.REFRESH_THREADS));
     this.io = ThreadPools.newFixedThreadPool("floe-io", config.getInt(FloeConfig.IO_THREADS));
     this.globalDeadLetters =
@@ -351,6 +355,7 @@ public final class FloeService implements AutoCloseable {
     try {
       executor.close();
       scans.shutdownNow();
+      remoteReads.shutdownNow();
       io.shutdownNow();
       catalogs.close();
     } catch (Exception e) {

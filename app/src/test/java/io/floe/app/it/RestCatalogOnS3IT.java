@@ -1,6 +1,7 @@
 package io.floe.app.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -13,6 +14,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,6 +100,37 @@ class RestCatalogOnS3IT {
     lake.deleteByPosition(trades, r -> "MSFT".equals(r.getField("symbol")));
     floe.announce("lake.market.trades");
     floe.awaitOracle(view, trades);
+  }
+
+  @Test
+  void shouldReadRemoteFilesOnThePoolOfTheServiceAndStopItWithTheService() throws Exception {
+    // Given a service that maintained a view over a table on S3
+    IcebergFixture lake = floe.lake();
+    Table trades = lake.createTrades("market", "trades");
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    ViewDefinition view = FloeHarness.view("bars", FloeServiceIT.OHLCV_1M);
+    floe.start("a");
+    floe.define(view);
+    floe.announce("lake.market.trades");
+    floe.awaitOracle(view, trades);
+    // (its remote reads overlapped on the pool of remote reads)
+    assertThat(remoteReadThreads()).isNotEmpty();
+
+    // When the service stops
+    floe.stopServices();
+
+    // Then the pool stopped with it: no thread of it outlives the service
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(remoteReadThreads()).isEmpty());
+  }
+
+  private static List<String> remoteReadThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .filter(name -> name.startsWith("floe-remote-reads"))
+        .toList();
   }
 
   @Test

@@ -24,8 +24,10 @@ import org.apache.iceberg.util.ThreadPools;
  *
  * <p>On a remote store ({@link StorageKind}) a manifest read is a request of tens of milliseconds,
  * which one thread would make one after the other: there every scan and commit reads its manifests
- * on {@link StorageKind#remoteReads()}, a pool sized for the requests' latency, however few they
- * are.
+ * on the pool of remote reads this was made with ({@link #overlappingRemoteReadsOn}), a pool sized
+ * for the requests' latency, however few they are. The pool belongs to whoever made it (the service
+ * creates it with itself and shuts it down on close, {@link #newRemoteReadsPool}); without one
+ * ({@link #LOCAL_READS}) a remote table's manifests are read as a local table's are.
  */
 public final class ManifestWork {
 
@@ -39,7 +41,44 @@ public final class ManifestWork {
   /** Manifests at most that are read on the calling thread; more go to the worker pool. */
   public static final int CALLING_THREAD_MAX_MANIFESTS = 16;
 
-  private ManifestWork() {}
+  /** Reads every table's manifests as a local table's: no pool of remote reads. */
+  public static final ManifestWork LOCAL_READS = new ManifestWork(null, null);
+
+  private final Executor remoteReads;
+  private final ExecutorService remoteManifests;
+
+  private ManifestWork(Executor remoteReads, ExecutorService remoteManifests) {
+    this.remoteReads = remoteReads;
+    this.remoteManifests = remoteManifests;
+  }
+
+  /**
+   * Reads the manifests of tables on a remote store on {@code pool} (made by {@link
+   * #newRemoteReadsPool}), their requests counted for the stage and refresh that handed them the
+   * work ({@link RequestStage#propagating}). The pool stays its owner's to shut down.
+   */
+  public static ManifestWork overlappingRemoteReadsOn(Executor pool) {
+    Executor propagating = RequestStage.propagating(pool);
+    return new ManifestWork(propagating, new Forwarding(propagating));
+  }
+
+  /**
+   * A new pool for the reads of remote files (manifests of a scan or a commit, data files of a
+   * recompute), of {@value StorageKind#REMOTE_READS} daemon threads named {@code
+   * floe-remote-reads-N} whatever the cores: they wait, they do not compute. Its threads start with
+   * the first tasks, so a process on local files never starts them. The caller shuts it down.
+   */
+  public static ExecutorService newRemoteReadsPool() {
+    return ThreadPools.newFixedThreadPool("floe-remote-reads", StorageKind.REMOTE_READS);
+  }
+
+  /**
+   * Where a recompute of a table on {@code storage} runs its readers: the pool of remote reads on a
+   * remote store, when there is one; else {@code scanThreads}.
+   */
+  public Executor readersFor(StorageKind storage, Executor scanThreads) {
+    return storage.isRemote() && remoteReads != null ? remoteReads : scanThreads;
+  }
 
   /**
    * Makes Iceberg plan scans on the calling thread unless told otherwise ({@link #scan}), when
@@ -61,9 +100,9 @@ public final class ManifestWork {
    *
    * @param snapshot the snapshot the scan reads, or null for none
    */
-  public static <S extends Scan<S, ?, ?>> S scan(S scan, Table table, Snapshot snapshot) {
-    if (StorageKind.of(table).isRemote()) {
-      return scan.planWith(StorageKind.remoteReads());
+  public <S extends Scan<S, ?, ?>> S scan(S scan, Table table, Snapshot snapshot) {
+    if (remoteManifests != null && StorageKind.of(table).isRemote()) {
+      return scan.planWith(remoteManifests);
     }
     // Iceberg takes an executor as a scan's own only when it is not its worker pool itself.
     return isLarge(table, snapshot) ? scan.planWith(WORKER_POOL) : scan;
@@ -76,14 +115,14 @@ public final class ManifestWork {
    *
    * @param base the snapshot the commit builds on (the table's current one), or null for none
    */
-  public static <U extends SnapshotUpdate<U>> U commit(U update, Table table, Snapshot base) {
+  public <U extends SnapshotUpdate<U>> U commit(U update, Table table, Snapshot base) {
     // Writes too, on a pool that counts their requests for the commit (Iceberg's own would count
     // them under no stage), as many at once as Iceberg would write (it splits the files among
     // them).
-    if (StorageKind.of(table).isRemote()) {
+    if (remoteManifests != null && StorageKind.of(table).isRemote()) {
       return update
-          .scanManifestsWith(StorageKind.remoteReads())
-          .writeManifestsWith(StorageKind.remoteReads(), ThreadPools.WORKER_THREAD_POOL_SIZE);
+          .scanManifestsWith(remoteManifests)
+          .writeManifestsWith(remoteManifests, ThreadPools.WORKER_THREAD_POOL_SIZE);
     }
     return isLarge(table, base)
         ? update
@@ -104,17 +143,10 @@ public final class ManifestWork {
       new Forwarding(task -> ThreadPools.getWorkerPool().execute(RequestStage.propagating(task)));
 
   /**
-   * An executor service that hands each task to an executor: the calling thread, before {@code
-   * execute} returns, or Iceberg's worker pool. Shutting it down does nothing.
+   * An executor service that hands each task to an executor (the calling thread, before {@code
+   * execute} returns, Iceberg's worker pool, or the pool of remote reads), as Iceberg's planning
+   * takes one. Shutting it down does nothing: the executor is not its own.
    */
-  /**
-   * An executor service over {@code executor} that Iceberg's planning can take; it never shuts
-   * down.
-   */
-  static ExecutorService forwardingTo(Executor executor) {
-    return new Forwarding(executor);
-  }
-
   private static final class Forwarding extends AbstractExecutorService {
     private final Executor executor;
 

@@ -3,11 +3,9 @@ package io.floe.topology.iceberg;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.inmemory.InMemoryFileIO;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.util.ThreadPools;
 
 /**
  * Where a table's files are, as far as the cost of a read goes: on a local disk, where a read costs
@@ -59,7 +57,9 @@ public enum StorageKind {
     return scheme == null || LOCAL_SCHEMES.contains(scheme) ? LOCAL : REMOTE;
   }
 
-  /** Whether reads on this storage are overlapped on {@link #remoteReads()}. */
+  /**
+   * Whether reads on this storage are overlapped on a pool of remote reads ({@link ManifestWork}).
+   */
   public boolean isRemote() {
     return this == REMOTE;
   }
@@ -74,16 +74,6 @@ public enum StorageKind {
     return this == REMOTE ? Math.max(cores, REMOTE_READS) : cores;
   }
 
-  /**
-   * The pool that overlaps the reads of remote files (manifests of a scan or a commit, data files
-   * of a recompute), of {@value #REMOTE_READS} threads whatever the cores: they wait, they do not
-   * compute. Their requests count for the stage and refresh that handed them the work ({@link
-   * RequestStage#propagating}).
-   */
-  public static ExecutorService remoteReads() {
-    return RemoteReads.POOL;
-  }
-
   private static String scheme(String location) {
     if (location == null) {
       return null;
@@ -95,13 +85,5 @@ public enum StorageKind {
       int colon = location.indexOf(':');
       return colon > 0 ? location.substring(0, colon).toLowerCase(Locale.ROOT) : null;
     }
-  }
-
-  /** Created on first use: a process on local files never starts its threads. */
-  private static final class RemoteReads {
-    static final ExecutorService POOL =
-        ManifestWork.forwardingTo(
-            RequestStage.propagating(
-                ThreadPools.newExitingWorkerPool("floe-remote-reads", REMOTE_READS)));
   }
 }

@@ -5,6 +5,7 @@ import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.detect.FileBuckets;
+import io.floe.topology.iceberg.IcebergValues;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.eval.SharedWork;
 import io.floe.topology.view.ViewPlan;
@@ -111,13 +112,21 @@ final class BucketReplacement {
   private final Schema schema;
   private final Types.NestedField bucketField;
   private final int bucketColumn;
+  private final ManifestWork manifests;
 
   /**
    * @param writers runs helpers that write recomputed rows (the refresh threads)
    * @param parallelism writers at most, the calling thread included
+   * @param manifests where the scan of the target's files reads its manifests
    */
   BucketReplacement(
-      Table target, ViewPlan plan, String operationId, Executor writers, int parallelism) {
+      Table target,
+      ViewPlan plan,
+      String operationId,
+      Executor writers,
+      int parallelism,
+      ManifestWork manifests) {
+    this.manifests = manifests;
     this.target = target;
     this.writers = writers;
     this.parallelism = parallelism;
@@ -209,7 +218,8 @@ final class BucketReplacement {
             plan.bucketOutput(), bucketType.targetType(), targetRanges, chunk.nullBucket());
     Map<String, FileScanTask> files = new LinkedHashMap<>();
     try (CloseableIterable<FileScanTask> tasks =
-        ManifestWork.scan(
+        manifests
+            .scan(
                 target.newScan().filter(filter).includeColumnStats(),
                 target,
                 target.currentSnapshot())

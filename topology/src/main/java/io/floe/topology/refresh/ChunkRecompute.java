@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.CompiledQuery;
@@ -56,6 +57,7 @@ final class ChunkRecompute {
   private final Table target;
   private final BucketColumnType bucketType;
   private final Executor scanThreads;
+  private final ManifestWork manifests;
 
   /**
    * Where the source's files are: on a remote store the chunk's files are read by more workers than
@@ -70,8 +72,11 @@ final class ChunkRecompute {
    * @param read the pinned source snapshot, the view's plan bound to its schema and the compiled
    *     query
    * @param scanThreads where the recompute of a chunk runs its workers beside the calling thread
+   * @param manifests where the target's scans read their manifests, and the pool of remote reads
    */
-  ChunkRecompute(RefreshRun.Pinned read, Table target, Executor scanThreads) {
+  ChunkRecompute(
+      RefreshRun.Pinned read, Table target, Executor scanThreads, ManifestWork manifests) {
+    this.manifests = manifests;
     this.source = read.source();
     this.schema = read.schema();
     this.plan = read.plan();
@@ -122,7 +127,7 @@ final class ChunkRecompute {
                   chunk.nullBucket(),
                   sourceFilter,
                   ViewScan.nameMapping(source)),
-              sourceStorage.isRemote() ? StorageKind.remoteReads() : scanThreads,
+              manifests.readersFor(sourceStorage, scanThreads),
               sourceStorage.scanParallelism());
     }
     ViewScan.Stats stats = recomputed.stats();
@@ -144,7 +149,7 @@ final class ChunkRecompute {
     BucketReplacement.Result replaced;
     try (RequestStage.Scope writing = RequestStage.WRITE.enter()) {
       replaced =
-          new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM)
+          new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM, manifests)
               .replace(chunk, rows, delta, startingTarget != null, last);
     }
     return new Written(

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.iceberg.IcebergValues;
 import io.floe.topology.refresh.eval.CompiledQuery.Merge;
 import java.math.BigDecimal;
 import java.util.ArrayList;

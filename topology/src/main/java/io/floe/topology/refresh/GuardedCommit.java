@@ -70,7 +70,7 @@ final class GuardedCommit {
    * @throws CommitGuard.BookmarkMovedException when another commit moved the bookmark
    * @throws CommitGuard.SupersededException when a newer definition of the view committed
    */
-  static long commit(Table target, Change change) {
+  static long commit(Table target, Change change, ManifestWork manifests) {
     String chunkId = change.chunk().toString();
     apply(
         target,
@@ -79,7 +79,9 @@ final class GuardedCommit {
         change.bookmark(),
         guarded -> {
           SnapshotUpdate<?> update =
-              change.deletes().isEmpty() ? overwrite(guarded, change) : rowDelta(guarded, change);
+              change.deletes().isEmpty()
+                  ? overwrite(guarded, change, manifests)
+                  : rowDelta(guarded, change, manifests);
           change.summary().forEach(update::set);
           update.set(FloeProperties.REFRESH_ID, chunkId);
           update.commit();
@@ -102,7 +104,8 @@ final class GuardedCommit {
       List<DeleteFile> removedDeletes,
       List<DataFile> added,
       Map<String, String> summary,
-      Map.Entry<String, String> marker) {
+      Map.Entry<String, String> marker,
+      ManifestWork manifests) {
     apply(
         target,
         "compaction " + marker.getValue(),
@@ -110,7 +113,8 @@ final class GuardedCommit {
         UnaryOperator.identity(),
         guarded -> {
           RewriteFiles rewrite =
-              ManifestWork.commit(guarded.newRewrite(), guarded, base)
+              manifests
+                  .commit(guarded.newRewrite(), guarded, base)
                   .validateFromSnapshot(base.snapshotId());
           removed.forEach(rewrite::deleteFile);
           removedDeletes.forEach(rewrite::deleteFile);
@@ -215,9 +219,9 @@ final class GuardedCommit {
   }
 
   /** Copy-on-write: the new files replace the rewritten ones. */
-  private static OverwriteFiles overwrite(Table guarded, Change change) {
+  private static OverwriteFiles overwrite(Table guarded, Change change, ManifestWork manifests) {
     OverwriteFiles overwrite =
-        ManifestWork.commit(guarded.newOverwrite(), guarded, guarded.currentSnapshot());
+        manifests.commit(guarded.newOverwrite(), guarded, guarded.currentSnapshot());
     change.removed().forEach(overwrite::deleteFile);
     change.added().forEach(overwrite::addFile);
     if (change.startingTarget() != null) {
@@ -230,8 +234,8 @@ final class GuardedCommit {
   }
 
   /** Merge-on-read: new rows and the delete files that hide the rows they replace. */
-  private static RowDelta rowDelta(Table guarded, Change change) {
-    RowDelta delta = ManifestWork.commit(guarded.newRowDelta(), guarded, guarded.currentSnapshot());
+  private static RowDelta rowDelta(Table guarded, Change change, ManifestWork manifests) {
+    RowDelta delta = manifests.commit(guarded.newRowDelta(), guarded, guarded.currentSnapshot());
     change.removed().forEach(delta::removeRows);
     change.added().forEach(delta::addRows);
     change.deletes().forEach(delta::addDeletes);

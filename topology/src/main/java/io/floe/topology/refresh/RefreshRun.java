@@ -3,6 +3,7 @@ package io.floe.topology.refresh;
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.SourceSnapshot;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.refresh.ViewRefresher.ProgressListener;
 import io.floe.topology.refresh.eval.CompiledQuery;
@@ -58,6 +59,7 @@ final class RefreshRun {
       CompiledQuery query) {}
 
   private final RefreshHooks hooks;
+  private final ManifestWork manifests;
   private final Predicate<CompiledView> inForce;
   private final RefreshRequest request;
   private final CompiledView view;
@@ -87,6 +89,7 @@ final class RefreshRun {
    * @param hooks points where tests stop the process
    * @param inForce whether the definition is still the one in force, asked before every commit
    * @param scanThreads where the recompute's workers run
+   * @param manifests where scans and commits read and write their manifests
    */
   RefreshRun(
       Pinned read,
@@ -95,7 +98,9 @@ final class RefreshRun {
       BooleanSupplier cancelled,
       RefreshHooks hooks,
       Predicate<CompiledView> inForce,
-      Executor scanThreads) {
+      Executor scanThreads,
+      ManifestWork manifests) {
+    this.manifests = manifests;
     this.request = read.request();
     this.view = request.view();
     this.source = read.source();
@@ -108,7 +113,7 @@ final class RefreshRun {
     this.cancelled = cancelled;
     this.hooks = hooks;
     this.inForce = inForce;
-    this.work = new ChunkRecompute(read, target, scanThreads);
+    this.work = new ChunkRecompute(read, target, scanThreads, manifests);
     this.bucketType = plan.bucketing().columnType();
   }
 
@@ -127,7 +132,8 @@ final class RefreshRun {
                 ? Expressions.alwaysTrue()
                 : BucketFilters.of(
                     plan.bucketColumn(), bucketType, dirty.ranges(), dirty.nullBucket()),
-            plan.bucketColumn());
+            plan.bucketColumn(),
+            manifests);
     List<FileScanTask> planned =
         (recompute.deltaBase() == null ? reader : reader.appendedAfter(recompute.deltaBase()))
             .plan();
@@ -239,7 +245,8 @@ final class RefreshRun {
                     written.deletes(),
                     summary,
                     CommitGuard.of(current.expected(), view),
-                    move));
+                    move),
+                manifests);
       }
       long commitNanos = System.nanoTime() - commitStart;
       hooks.committed(view.name(), chunkId);

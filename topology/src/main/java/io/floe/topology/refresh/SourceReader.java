@@ -29,11 +29,13 @@ final class SourceReader {
   private final Expression filter;
   private final List<String> statsColumns;
   private final Long appendedAfter;
+  private final ManifestWork manifests;
 
   /**
    * @param schema the schema of the snapshot, whose column positions index the rows
    * @param columns the columns to read
    * @param bucketColumn the column whose statistics the planned files keep, to size and cut chunks
+   * @param manifests where the scan reads its manifests
    */
   SourceReader(
       Table table,
@@ -41,8 +43,9 @@ final class SourceReader {
       Schema schema,
       List<String> columns,
       Expression filter,
-      String bucketColumn) {
-    this(table, snapshotId, schema, columns, filter, List.of(bucketColumn), null);
+      String bucketColumn,
+      ManifestWork manifests) {
+    this(table, snapshotId, schema, columns, filter, List.of(bucketColumn), null, manifests);
   }
 
   private SourceReader(
@@ -52,7 +55,9 @@ final class SourceReader {
       List<String> columns,
       Expression filter,
       List<String> statsColumns,
-      Long appendedAfter) {
+      Long appendedAfter,
+      ManifestWork manifests) {
+    this.manifests = manifests;
     this.table = table;
     this.snapshotId = snapshotId;
     this.schema = schema;
@@ -69,7 +74,14 @@ final class SourceReader {
    */
   SourceReader appendedAfter(long fromExclusive) {
     return new SourceReader(
-        table, snapshotId, schema, projectedNames(), filter, statsColumns, fromExclusive);
+        table,
+        snapshotId,
+        schema,
+        projectedNames(),
+        filter,
+        statsColumns,
+        fromExclusive,
+        manifests);
   }
 
   private List<String> projectedNames() {
@@ -88,7 +100,8 @@ final class SourceReader {
 
   private <S extends Scan<S, FileScanTask, CombinedScanTask>>
       CloseableIterable<FileScanTask> planFiles(S scan) {
-    return ManifestWork.scan(
+    return manifests
+        .scan(
             scan.filter(filter).project(projection).includeColumnStats(statsColumns),
             table,
             table.snapshot(snapshotId))

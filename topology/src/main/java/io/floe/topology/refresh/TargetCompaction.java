@@ -119,17 +119,19 @@ final class TargetCompaction {
    * @param hot the buckets whose files stay out under copy-on-write, as the target stores them
    *     ({@link #hotBuckets}; null: none)
    * @param refreshId the refresh that ran it, recorded as {@value #COMPACTION_AFTER}
+   * @param manifests where its scan and commit read and write manifests
    */
   static RefreshOutcome.Compaction afterRefresh(
       Table target,
       CompiledView view,
       BucketRangeSet hot,
       RefreshId refreshId,
-      RefreshHooks hooks) {
+      RefreshHooks hooks,
+      ManifestWork manifests) {
     long started = System.nanoTime();
     RefreshOutcome.Compaction result;
     try {
-      result = compact(target, view, hot, refreshId, started);
+      result = compact(target, view, hot, refreshId, started, manifests);
     } catch (RuntimeException e) {
       LOG.warn(
           "Cannot compact target {} of view {} after refresh {}; trying again after a later"
@@ -163,7 +165,12 @@ final class TargetCompaction {
   }
 
   private static RefreshOutcome.Compaction compact(
-      Table target, CompiledView view, BucketRangeSet hot, RefreshId refreshId, long started) {
+      Table target,
+      CompiledView view,
+      BucketRangeSet hot,
+      RefreshId refreshId,
+      long started,
+      ManifestWork manifests) {
     // The target as the refresh left it, just committed or planned from: its own, so not read
     // again; the compaction's guarded commit catches any other writer.
     Map<String, String> properties = target.properties();
@@ -174,11 +181,16 @@ final class TargetCompaction {
     if (current == null) {
       return null;
     }
-    Plan plan = plan(target, current, WriteMode.of(target) == WriteMode.COPY_ON_WRITE ? hot : null);
+    Plan plan =
+        plan(
+            target,
+            current,
+            WriteMode.of(target) == WriteMode.COPY_ON_WRITE ? hot : null,
+            manifests);
     if (plan.rewrites.isEmpty() && plan.removedDeletes.isEmpty()) {
       return null;
     }
-    return rewrite(target, view, current, plan, refreshId, started);
+    return rewrite(target, view, current, plan, refreshId, started, manifests);
   }
 
   /** The files one compaction rewrites and removes. */
@@ -191,7 +203,8 @@ final class TargetCompaction {
     final Map<String, DeleteFile> deletes = new LinkedHashMap<>();
   }
 
-  private static Plan plan(Table target, Snapshot current, BucketRangeSet hot) {
+  private static Plan plan(
+      Table target, Snapshot current, BucketRangeSet hot, ManifestWork manifests) {
     Map<String, String> properties = target.properties();
     long targetSize =
         PropertyUtil.propertyAsLong(
@@ -210,7 +223,8 @@ final class TargetCompaction {
     // Which data files each delete file applies to, as Iceberg's planning matches them.
     Map<String, Set<String>> appliesTo = new HashMap<>();
     try (CloseableIterable<FileScanTask> tasks =
-        ManifestWork.scan(
+        manifests
+            .scan(
                 target.newScan().useSnapshot(current.snapshotId()).includeColumnStats(),
                 target,
                 current)
@@ -353,7 +367,8 @@ final class TargetCompaction {
       Snapshot current,
       Plan plan,
       RefreshId refreshId,
-      long started) {
+      long started,
+      ManifestWork manifests) {
     Schema schema = target.schema();
     Comparator<StructLike> order =
         target.sortOrder().isUnsorted()
@@ -402,7 +417,8 @@ final class TargetCompaction {
             plan.removedDeletes,
             added,
             summary,
-            Map.entry(COMPACTION_AFTER, refreshId.toString()));
+            Map.entry(COMPACTION_AFTER, refreshId.toString()),
+            manifests);
     long bytesWritten = added.stream().mapToLong(ContentFile::fileSizeInBytes).sum();
     return new RefreshOutcome.Compaction(
         committed,

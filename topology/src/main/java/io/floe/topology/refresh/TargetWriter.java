@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.iceberg.IcebergValues;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,6 +2,7 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.detect.BucketedView;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.refresh.eval.CompiledQuery;
@@ -79,6 +80,7 @@ public final class ViewRefresher {
   private final RefreshHooks hooks;
   private final Predicate<CompiledView> inForce;
   private final java.util.concurrent.Executor scanThreads;
+  private final ManifestWork manifests;
 
   /**
    * No helper threads: a refresher given no executor reads, aggregates and writes on the refreshing
@@ -118,6 +120,8 @@ public final class ViewRefresher {
   }
 
   /**
+   * A refresher without a pool of remote reads: a table on a remote store is read as a local one.
+   *
    * @param scanThreads where a recompute runs the workers that read and aggregate its files beside
    *     the refreshing thread
    */
@@ -126,6 +130,23 @@ public final class ViewRefresher {
       RefreshHooks hooks,
       Predicate<CompiledView> inForce,
       java.util.concurrent.Executor scanThreads) {
+    this(catalogs, hooks, inForce, scanThreads, ManifestWork.LOCAL_READS);
+  }
+
+  /**
+   * @param scanThreads where a recompute runs the workers that read and aggregate its files beside
+   *     the refreshing thread
+   * @param manifests where scans and commits read and write their manifests, and the pool that
+   *     overlaps the reads of tables on a remote store ({@link
+   *     ManifestWork#overlappingRemoteReadsOn}); the pool stays the caller's to shut down
+   */
+  public ViewRefresher(
+      Function<String, Catalog> catalogs,
+      RefreshHooks hooks,
+      Predicate<CompiledView> inForce,
+      java.util.concurrent.Executor scanThreads,
+      ManifestWork manifests) {
+    this.manifests = manifests;
     this.catalogs = catalogs;
     this.hooks = hooks;
     this.inForce = inForce;
@@ -240,7 +261,8 @@ public final class ViewRefresher {
               cancelled,
               hooks,
               inForce,
-              scanThreads);
+              scanThreads,
+              manifests);
       try {
         RefreshOutcome outcome = run.run(recompute, bookmark);
         return maintain(
@@ -304,7 +326,8 @@ public final class ViewRefresher {
       Table target, CompiledView view, RefreshOutcome outcome, BucketRangeSet hot) {
     RefreshOutcome.Compaction compaction;
     try (RequestStage.Scope maintaining = RequestStage.MAINTAIN.enter()) {
-      compaction = TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks);
+      compaction =
+          TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks, manifests);
       TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis());
     }
     return compaction == null

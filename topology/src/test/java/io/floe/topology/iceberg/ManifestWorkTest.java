@@ -50,7 +50,8 @@ class ManifestWorkTest {
       List<DataFile> files =
           TableWrites.write(table, lake.randomTrades(random, 20, "2026-04-0" + (1 + i % 9), 8, 9));
       table.refresh();
-      AppendFiles append = ManifestWork.commit(table.newAppend(), table, table.currentSnapshot());
+      AppendFiles append =
+          ManifestWork.LOCAL_READS.commit(table.newAppend(), table, table.currentSnapshot());
       files.forEach(append::appendFile);
       append.commit();
       files.forEach(file -> appended.add(file.location()));
@@ -63,7 +64,9 @@ class ManifestWorkTest {
 
       List<String> planned = new ArrayList<>();
       try (CloseableIterable<FileScanTask> tasks =
-          ManifestWork.scan(table.newScan(), table, table.currentSnapshot()).planFiles()) {
+          ManifestWork.LOCAL_READS
+              .scan(table.newScan(), table, table.currentSnapshot())
+              .planFiles()) {
         tasks.forEach(task -> planned.add(task.file().location()));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -98,7 +101,8 @@ class ManifestWorkTest {
       // When a commit through ManifestWork writes its manifest in the worker pool
       try (RequestStage.Scope counting = tally.open();
           RequestStage.Scope committing = RequestStage.COMMIT.enter()) {
-        AppendFiles append = ManifestWork.commit(table.newAppend(), table, table.currentSnapshot());
+        AppendFiles append =
+            ManifestWork.LOCAL_READS.commit(table.newAppend(), table, table.currentSnapshot());
         files.forEach(append::appendFile);
         append.commit();
       }

@@ -5,12 +5,13 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.refresh.eval.agg.AggregateInput;
 import io.floe.topology.refresh.eval.agg.AggregateStates;
+import io.floe.topology.refresh.eval.agg.GroupedQuery;
 import io.floe.topology.refresh.eval.expr.CompiledExpressions;
 import io.floe.topology.refresh.eval.join.JoinStep;
 import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.TrinoFunctions;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewRule;
-import io.floe.topology.view.sql.TrinoOperatorTable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -42,7 +43,7 @@ import org.apache.iceberg.types.Types;
  * source schema, in schema order, of which only the plan's required columns need to be filled.
  * Output rows have one slot per column of the plan's output schema.
  */
-public final class CompiledQuery {
+public final class CompiledQuery implements GroupedQuery {
 
   private final List<Step> before;
   private final int[] groupKeys;
@@ -260,14 +261,14 @@ public final class CompiledQuery {
     if (call.isDistinct()) {
       return null;
     }
-    if (call.getAggregation() == TrinoOperatorTable.COUNT_IF) {
+    if (call.getAggregation() == TrinoFunctions.COUNT_IF) {
       return Merge.ADD;
     }
-    if (call.getAggregation() == TrinoOperatorTable.ARBITRARY) {
+    if (call.getAggregation() == TrinoFunctions.ARBITRARY) {
       return Merge.MIN;
     }
-    if (call.getAggregation() == TrinoOperatorTable.APPROX_DISTINCT
-        || call.getAggregation() == TrinoOperatorTable.APPROX_PERCENTILE) {
+    if (call.getAggregation() == TrinoFunctions.APPROX_DISTINCT
+        || call.getAggregation() == TrinoFunctions.APPROX_PERCENTILE) {
       return null;
     }
     return switch (call.getAggregation().getKind()) {
@@ -397,6 +398,7 @@ public final class CompiledQuery {
    * Width of the source rows this query consumes: the number of source schema columns, and with
    * joins those of every dimension's schema after them (a joined row).
    */
+  @Override
   public int sourceWidth() {
     return sourceWidth;
   }
@@ -406,25 +408,27 @@ public final class CompiledQuery {
     return joins;
   }
 
-  /** What the columnar evaluator needs to know of the aggregate and its input. */
+  @Override
   public AggregateInput aggregateInput() {
     return aggregateInput;
   }
 
+  @Override
   public int[] groupKeys() {
     return groupKeys;
   }
 
-  /** A new, empty state of one aggregate, in aggregate order, for every group of an aggregation. */
+  @Override
   public AggregateStates.State newState(int aggregate) {
     return aggregates.get(aggregate).get();
   }
 
+  @Override
   public CompiledExpressions.RowContext newContext() {
     return new CompiledExpressions.RowContext(typeFactory);
   }
 
-  /** The aggregate's input row of a source row, or null when WHERE drops it. */
+  @Override
   public Object[] aggregateInputOf(Object[] sourceRow, CompiledExpressions.RowContext context) {
     Object[] row = sourceRow;
     for (Step step : before) {
@@ -436,10 +440,7 @@ public final class CompiledQuery {
     return row;
   }
 
-  /**
-   * The output rows of aggregated groups, each a row of the group keys followed by the aggregates'
-   * results: HAVING and the expressions over aggregates applied, sorted by bucket and group keys.
-   */
+  @Override
   public List<Object[]> finish(List<Object[]> groups, CompiledExpressions.RowContext context) {
     List<Object[]> out = new ArrayList<>(groups.size());
     for (Object[] group : groups) {

@@ -1,5 +1,6 @@
 package io.floe.topology.view.sql;
 
+import io.floe.topology.view.TrinoFunctions;
 import io.floe.topology.view.ViewPlan;
 import org.apache.calcite.rel.rel2sql.RelToSqlConverter;
 import org.apache.calcite.sql.SqlCall;
@@ -43,7 +44,7 @@ public final class FlatQuery {
 
     @Override
     public void unparseCall(SqlWriter writer, SqlCall call, int leftPrec, int rightPrec) {
-      if (call.getOperator() == TrinoOperatorTable.DATE_TRUNC
+      if (call.getOperator() == TrinoFunctions.DATE_TRUNC
           && call.operand(0) instanceof SqlCharStringLiteral unit
           && "bucket".equals(unit.getValueAs(String.class))
           && call.operand(1) instanceof SqlIdentifier column) {

@@ -1,5 +1,6 @@
 package io.floe.topology.view.sql;
 
+import io.floe.topology.view.TrinoFunctions;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -100,7 +101,7 @@ final class FlatRelation {
     }
     for (int key : aggregate.getGroupSet()) {
       if (keys.getProjects().get(key) instanceof RexCall call
-          && call.getOperator() == TrinoOperatorTable.DATE_TRUNC
+          && call.getOperator() == TrinoFunctions.DATE_TRUNC
           && call.getOperands().get(1) instanceof RexInputRef column) {
         indexes.add(sourceIndex(keys.getInput(), column.getIndex()));
       }

@@ -5,6 +5,7 @@ import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.TableName;
+import io.floe.topology.view.TrinoFunctions;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewRule;
 import java.math.BigDecimal;
@@ -359,7 +360,7 @@ public final class ViewQueryBinder {
   /** approx_percentile needs a constant percentage in [0, 1], as in Trino. */
   private static void checkPercentages(SqlNode select) throws InvalidViewException {
     for (SqlCall call :
-        SqlCalls.find(select, call -> call.getOperator() == TrinoOperatorTable.APPROX_PERCENTILE)) {
+        SqlCalls.find(select, call -> call.getOperator() == TrinoFunctions.APPROX_PERCENTILE)) {
       SqlNode percentage = call.operand(call.operandCount() - 1);
       BigDecimal value =
           percentage instanceof SqlNumericLiteral literal

@@ -3,6 +3,7 @@ package io.floe.topology.view.sql;
 import io.floe.topology.bucket.Granularity;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ParsedViewQuery;
+import io.floe.topology.view.TrinoFunctions;
 import io.floe.topology.view.ViewRule;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -579,9 +580,9 @@ public final class ViewQueryParser {
 
   /**
    * Replaces, in place, every bucket expression under {@code node} by a call of Floe's {@link
-   * TrinoOperatorTable#DATE_TRUNC} of its column: the engine computes that call with the view's
-   * {@link io.floe.topology.bucket.Bucketing}, whatever form the query wrote the bucket in. The
-   * query has passed {@link #parse}, so each bucket expression is well formed and the same.
+   * TrinoFunctions#DATE_TRUNC} of its column: the engine computes that call with the view's {@link
+   * io.floe.topology.bucket.Bucketing}, whatever form the query wrote the bucket in. The query has
+   * passed {@link #parse}, so each bucket expression is well formed and the same.
    */
   static void replaceBuckets(SqlNode node) {
     if (node instanceof SqlNodeList list) {
@@ -614,13 +615,13 @@ public final class ViewQueryParser {
     if (column != null) {
       SqlParserPos pos = node.getParserPosition();
       return new SqlBasicCall(
-          TrinoOperatorTable.DATE_TRUNC,
+          TrinoFunctions.DATE_TRUNC,
           List.of(SqlLiteral.createCharString("bucket", pos), column),
           pos);
     }
     if (isDateTrunc(node) && node instanceof SqlBasicCall call) {
       // The parser builds BigQuery's DATE_TRUNC(date, unit); views use Trino's argument order.
-      call.setOperator(TrinoOperatorTable.DATE_TRUNC);
+      call.setOperator(TrinoFunctions.DATE_TRUNC);
       return node;
     }
     replaceBuckets(node);

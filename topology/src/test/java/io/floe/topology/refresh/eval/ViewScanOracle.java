@@ -3,7 +3,7 @@ package io.floe.topology.refresh.eval;
 import io.floe.testing.oracle.Oracle;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
-import io.floe.topology.refresh.IcebergValues;
+import io.floe.topology.iceberg.IcebergValues;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.sql.ViewQueryBinder;

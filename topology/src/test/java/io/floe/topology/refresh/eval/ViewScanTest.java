@@ -6,7 +6,7 @@ import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.Oracle;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
-import io.floe.topology.refresh.IcebergValues;
+import io.floe.topology.iceberg.IcebergValues;
 import io.floe.topology.refresh.eval.ViewScanOracle.View;
 import io.floe.topology.view.InvalidViewException;
 import java.io.IOException;

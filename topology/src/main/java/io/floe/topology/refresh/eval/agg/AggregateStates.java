@@ -4,7 +4,7 @@ import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.LongKind;
 import io.floe.topology.refresh.eval.vector.Vectors.ObjectVector;
 import io.floe.topology.refresh.eval.vector.Vectors.Vector;
-import io.floe.topology.view.sql.TrinoOperatorTable;
+import io.floe.topology.view.TrinoFunctions;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -98,18 +98,18 @@ public final class AggregateStates {
     RelDataType type = call.getType();
     SqlTypeName result = type.getSqlTypeName();
     // Trino's own aggregates first: their kinds say nothing.
-    if (function == TrinoOperatorTable.COUNT_IF) {
+    if (function == TrinoFunctions.COUNT_IF) {
       int arg = args.get(0);
       return () -> new CountIf(arg);
     }
-    if (function == TrinoOperatorTable.ARBITRARY) {
+    if (function == TrinoFunctions.ARBITRARY) {
       return minMax(args.get(0), true, inputTypes);
     }
-    if (function == TrinoOperatorTable.APPROX_DISTINCT) {
+    if (function == TrinoFunctions.APPROX_DISTINCT) {
       int arg = args.get(0);
       return boxed(args, () -> new DistinctCount(arg));
     }
-    if (function == TrinoOperatorTable.APPROX_PERCENTILE) {
+    if (function == TrinoFunctions.APPROX_PERCENTILE) {
       int value = args.get(0);
       int weight = args.size() == 3 ? args.get(1) : -1;
       Object percentage = constantOf.apply(args.get(args.size() - 1));

@@ -2,7 +2,6 @@ package io.floe.topology.refresh.eval.agg;
 
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
-import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.expr.CompiledExpressions;
 import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.DoubleVector;
@@ -26,7 +25,7 @@ import java.util.Map;
  */
 public final class PartialAggregation {
 
-  private final CompiledQuery query;
+  private final GroupedQuery query;
   private final AggregateInput input;
   private final CompiledExpressions.RowContext context;
   private final Vector[] source;
@@ -72,7 +71,7 @@ public final class PartialAggregation {
    * @param bucketColumn the source position of the bucket column
    */
   public PartialAggregation(
-      CompiledQuery query,
+      GroupedQuery query,
       Vector[] source,
       int bucketColumn,
       BucketRangeSet ranges,

@@ -1,7 +1,7 @@
 package io.floe.topology.refresh.eval.expr;
 
 import io.floe.topology.bucket.Bucketing;
-import io.floe.topology.view.sql.TrinoOperatorTable;
+import io.floe.topology.view.TrinoFunctions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -162,7 +162,7 @@ public final class CompiledExpressions {
 
   public static boolean isDateTruncOfColumn(RexNode node) {
     return node instanceof RexCall call
-        && call.getOperator() == TrinoOperatorTable.DATE_TRUNC
+        && call.getOperator() == TrinoFunctions.DATE_TRUNC
         && call.getOperands().get(1) instanceof RexInputRef;
   }
 

@@ -1,6 +1,6 @@
 package io.floe.topology.refresh.eval.scan;
 
-import io.floe.topology.refresh.IcebergValues;
+import io.floe.topology.iceberg.IcebergValues;
 import io.floe.topology.refresh.eval.vector.BatchSink;
 import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.Vector;

@@ -1,4 +1,4 @@
-package io.floe.topology.refresh;
+package io.floe.topology.iceberg;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
