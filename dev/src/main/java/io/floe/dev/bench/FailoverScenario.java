@@ -455,29 +455,21 @@ final class FailoverScenario {
             && instances.stream().filter(FloeProcess::isAlive).allMatch(FloeProcess::isReady)) {
           readyAt = now;
         }
-        // The last moment any view was more than `current` behind, or now while one still is.
-        long lastBehind = Long.MIN_VALUE;
-        String behind = null;
         List<Long> commits = Lags.commitTimes(source, from, now);
+        List<EventSettling.ViewProgress> views = new ArrayList<>();
         for (int v = 0; v < targets().size(); v++) {
-          List<long[]> reflected = Lags.reflections(source, targets().get(v), from, now);
-          for (long[] r : reflected) {
-            if (r[1] - r[0] > current.toMillis() && r[1] > lastBehind) {
-              lastBehind = r[1];
-            }
-          }
-          if (commits.size() > reflected.size()
-              && now - commits.get(reflected.size()) > current.toMillis()) {
-            lastBehind = now;
-            behind =
-                bench.views().get(v).name()
-                    + " is "
-                    + (now - commits.get(reflected.size())) / 1000.0
-                    + " s behind";
-          }
+          views.add(
+              new EventSettling.ViewProgress(
+                  bench.views().get(v).name(),
+                  commits,
+                  Lags.reflections(source, targets().get(v), from, now)));
         }
-        long since = Math.max(Math.max(lastBehind, reference), readyAt);
-        boolean settled = readyAt != Long.MAX_VALUE && now - since >= SETTLED.toMillis();
+        EventSettling.Verdict verdict =
+            EventSettling.judge(
+                now, reference, readyAt, current.toMillis(), SETTLED.toMillis(), views);
+        long lastBehind = verdict.lastBehind();
+        String behind = verdict.behind();
+        boolean settled = verdict.settled();
         if (settled || now > deadline) {
           long currentAt = lastBehind == Long.MIN_VALUE ? from : lastBehind;
           String why =
