@@ -54,6 +54,10 @@ final class FailoverScenario {
   private static final Duration SETTLED = Duration.ofSeconds(10);
 
   private static final Duration EVENT_TIMEOUT = Duration.ofSeconds(120);
+
+  /** How long a rolling restart waits for each restarted instance to be ready. */
+  private static final Duration ROLL_READY_TIMEOUT = Duration.ofSeconds(240);
+
   private static final Duration STEADY = Duration.ofSeconds(15);
 
   /** Floe's defaults: users run the defaults, so the bench never tunes the schedule. */
@@ -223,8 +227,14 @@ final class FailoverScenario {
             for (FloeProcess instance : instances) {
               instance.stop();
               reference = instance.start();
-              if (!probe.awaitReady(Duration.ofSeconds(90))) {
-                throw new IllegalStateException(instance.name() + " was not ready within 90 s");
+              // As a StatefulSet waits for readiness however long it takes: at a load of 34 on
+              // 2 cores one start took more than 90 s, which ended the scenario without figures.
+              if (!probe.awaitReady(ROLL_READY_TIMEOUT)) {
+                throw new IllegalStateException(
+                    instance.name()
+                        + " was not ready within "
+                        + ROLL_READY_TIMEOUT.toSeconds()
+                        + " s");
               }
               progress(ctx, membership, instance.name() + " restarted and ready");
             }
