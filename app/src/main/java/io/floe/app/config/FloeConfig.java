@@ -94,16 +94,20 @@ public final class FloeConfig extends AbstractConfig {
           // Where more than one instance runs, each task's stores are kept warm on another one,
           // so a failover resumes from local state instead of replaying the changelogs.
           Map.entry(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1"),
-          // A lost instance's open transaction holds back every read_committed reader of the
-          // partitions it wrote (the dirty buckets' repartition topic: every task's input) until
-          // the broker aborts it, which its transaction coordinator does after this timeout, at
-          // its next check (transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s);
-          // under exactly_once_v2 no other member can fence it. Kafka Streams' 10 s then came on
-          // top of the session timeout. A stream thread's transaction stays open one commit
-          // interval (100 ms) and what one poll's records cost, Floe's catalog and refresh work
-          // being on threads of its own, so 5 s is fifty commit intervals. Under the producer
-          // prefix, the key Kafka Streams checks against commit.interval.ms.
-          Map.entry(TRANSACTION_TIMEOUT_MS, "5000"),
+          // A live stream thread whose transaction stays open longer is aborted by the broker
+          // and fenced: it closes every task dirty and rejoins the group, a stall of the whole
+          // instance. A transaction usually lasts a commit interval (100 ms), but on a starved
+          // node it lasts seconds: in a failover bench run at a load of 28 on 2 cores, 7 of 2190
+          // transactions ran over 5 s (the longest 8.3 s), and the two the broker checked while
+          // open (a 5 s timeout then) fenced the survivor twice during a rolling restart, 16 s
+          // of REBALANCING each. A lost instance's open transaction holds back every
+          // read_committed reader of what it wrote (the dirty buckets' repartition topic: every
+          // task's input) until the broker aborts it, at its first check
+          // (transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s) past this
+          // timeout; 10 s, Kafka Streams' own default, puts that abort 0-10 s after the session
+          // timeout. Under the producer prefix, the key Kafka Streams checks against
+          // commit.interval.ms.
+          Map.entry(TRANSACTION_TIMEOUT_MS, "10000"),
           // One block cache and memtable budget for every store of the process, of
           // floe.state.memory.bytes, instead of RocksDB's per-store defaults, which grow with the
           // partitions.

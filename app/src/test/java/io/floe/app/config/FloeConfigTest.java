@@ -99,11 +99,11 @@ class FloeConfigTest {
   }
 
   @Test
-  void shouldBoundALostInstancesOpenTransactionToFiveSecondsByDefault() {
+  void shouldGiveAStarvedStreamThreadsTransactionTenSecondsByDefault() {
     Properties streams = FloeConfig.of(minimal(), null).streamsProperties();
 
     // The prefixed key: Kafka Streams checks it against commit.interval.ms.
-    assertThat(streams.getProperty("producer.transaction.timeout.ms")).isEqualTo("5000");
+    assertThat(streams.getProperty("producer.transaction.timeout.ms")).isEqualTo("10000");
   }
 
   @Test

@@ -146,7 +146,7 @@ final class FloeHarness implements AutoCloseable {
     p.setProperty("state.dir", dir.resolve("state-" + instance).toString());
     p.setProperty("commit.interval.ms", "100");
     // A crashed instance must not hold its partitions for long (its open transaction: Floe's
-    // default transaction timeout, 5 s).
+    // default transaction timeout, 10 s).
     p.setProperty("session.timeout.ms", "6000");
     p.setProperty("heartbeat.interval.ms", "1500");
     p.setProperty(FloeConfig.TOPIC_COMMITS, topic("commits"));

@@ -107,7 +107,7 @@ class ReadinessIT {
   }
 
   @Test
-  void shouldOpenItsTransactionsUnderFloesFiveSecondTimeout() throws Exception {
+  void shouldOpenItsTransactionsUnderFloesTenSecondTimeout() throws Exception {
     // Given an instance maintaining a view on Floe's defaults
     FloeService a = floe.start("a");
     lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
@@ -132,7 +132,7 @@ class ReadinessIT {
       assertThat(described).isNotEmpty();
       assertThat(described.values())
           .extracting(TransactionDescription::transactionTimeoutMs)
-          .containsOnly(5000L);
+          .containsOnly(10000L);
     }
   }
 

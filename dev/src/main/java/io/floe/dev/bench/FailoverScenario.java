@@ -54,6 +54,10 @@ final class FailoverScenario {
   private static final Duration SETTLED = Duration.ofSeconds(10);
 
   private static final Duration EVENT_TIMEOUT = Duration.ofSeconds(120);
+
+  /** How long a rolling restart waits for each restarted instance to be ready. */
+  private static final Duration ROLL_READY_TIMEOUT = Duration.ofSeconds(240);
+
   private static final Duration STEADY = Duration.ofSeconds(15);
 
   /** Floe's defaults: users run the defaults, so the bench never tunes the schedule. */
@@ -223,8 +227,14 @@ final class FailoverScenario {
             for (FloeProcess instance : instances) {
               instance.stop();
               reference = instance.start();
-              if (!probe.awaitReady(Duration.ofSeconds(90))) {
-                throw new IllegalStateException(instance.name() + " was not ready within 90 s");
+              // As a StatefulSet waits for readiness however long it takes: at a load of 34 on
+              // 2 cores one start took more than 90 s, which ended the scenario without figures.
+              if (!probe.awaitReady(ROLL_READY_TIMEOUT)) {
+                throw new IllegalStateException(
+                    instance.name()
+                        + " was not ready within "
+                        + ROLL_READY_TIMEOUT.toSeconds()
+                        + " s");
               }
               progress(ctx, membership, instance.name() + " restarted and ready");
             }
@@ -455,29 +465,21 @@ final class FailoverScenario {
             && instances.stream().filter(FloeProcess::isAlive).allMatch(FloeProcess::isReady)) {
           readyAt = now;
         }
-        // The last moment any view was more than `current` behind, or now while one still is.
-        long lastBehind = Long.MIN_VALUE;
-        String behind = null;
         List<Long> commits = Lags.commitTimes(source, from, now);
+        List<EventSettling.ViewProgress> views = new ArrayList<>();
         for (int v = 0; v < targets().size(); v++) {
-          List<long[]> reflected = Lags.reflections(source, targets().get(v), from, now);
-          for (long[] r : reflected) {
-            if (r[1] - r[0] > current.toMillis() && r[1] > lastBehind) {
-              lastBehind = r[1];
-            }
-          }
-          if (commits.size() > reflected.size()
-              && now - commits.get(reflected.size()) > current.toMillis()) {
-            lastBehind = now;
-            behind =
-                bench.views().get(v).name()
-                    + " is "
-                    + (now - commits.get(reflected.size())) / 1000.0
-                    + " s behind";
-          }
+          views.add(
+              new EventSettling.ViewProgress(
+                  bench.views().get(v).name(),
+                  commits,
+                  Lags.reflections(source, targets().get(v), from, now)));
         }
-        long since = Math.max(Math.max(lastBehind, reference), readyAt);
-        boolean settled = readyAt != Long.MAX_VALUE && now - since >= SETTLED.toMillis();
+        EventSettling.Verdict verdict =
+            EventSettling.judge(
+                now, reference, readyAt, current.toMillis(), SETTLED.toMillis(), views);
+        long lastBehind = verdict.lastBehind();
+        String behind = verdict.behind();
+        boolean settled = verdict.settled();
         if (settled || now > deadline) {
           long currentAt = lastBehind == Long.MIN_VALUE ? from : lastBehind;
           String why =
