@@ -452,7 +452,8 @@ final class ReadersScenario {
                   BucketRangeSet.of(new BucketRange(Long.MIN_VALUE, Long.MAX_VALUE)),
                   true,
                   Expressions.alwaysTrue(),
-                  null),
+                  null,
+                  List.of()),
               // One worker, the calling thread: no helper is asked for.
               Runnable::run,
               1);

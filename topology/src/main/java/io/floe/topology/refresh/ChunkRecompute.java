@@ -126,7 +126,8 @@ final class ChunkRecompute {
                   chunk.ranges(),
                   chunk.nullBucket(),
                   sourceFilter,
-                  ViewScan.nameMapping(source)),
+                  ViewScan.nameMapping(source),
+                  List.of()),
               manifests.readersFor(sourceStorage, scanThreads),
               sourceStorage.scanParallelism());
     }

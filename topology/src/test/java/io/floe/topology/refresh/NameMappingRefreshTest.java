@@ -214,7 +214,8 @@ class NameMappingRefreshTest {
                 BucketRangeSet.of(new BucketRange(Long.MIN_VALUE, Long.MAX_VALUE)),
                 true,
                 Expressions.alwaysTrue(),
-                mapping),
+                mapping,
+                List.of()),
             Runnable::run,
             1);
 

@@ -84,30 +84,6 @@ public final class ViewScan {
       rowGroupFilter = rowGroupFilter == null ? Expressions.alwaysTrue() : rowGroupFilter;
       dimensions = List.copyOf(dimensions);
     }
-
-    /** A scan of a view of one table. */
-    public Scan(
-        FileIO io,
-        Schema schema,
-        List<FileScanTask> tasks,
-        List<String> columns,
-        String bucketColumn,
-        BucketRangeSet ranges,
-        boolean nullBucket,
-        Expression rowGroupFilter,
-        NameMapping nameMapping) {
-      this(
-          io,
-          schema,
-          tasks,
-          columns,
-          bucketColumn,
-          ranges,
-          nullBucket,
-          rowGroupFilter,
-          nameMapping,
-          List.of());
-    }
   }
 
   /**

@@ -79,7 +79,8 @@ final class ViewScanOracle {
             ranges,
             nullBucket,
             rowGroups,
-            null),
+            null,
+            List.of()),
         executor,
         parallelism);
   }
