@@ -369,12 +369,12 @@ public final class CountingFileIO
 
     /**
      * Reads the file in one request and keeps its content (or, when too large, its length) in
-     * {@link FileCaches}, learning its length without a HEAD.
+     * {@link FileCaches}, learning its length without a HEAD. A read of the same file already in
+     * flight on another thread is waited for instead ({@link FileCaches#readOnce}).
      */
     private byte[] readWhole() {
-      byte[] bytes = readAll();
+      byte[] bytes = FileCaches.readOnce(path, location(), this::readAll);
       length = bytes.length;
-      FileCaches.putContent(bytes, path, location());
       return bytes;
     }
 
