@@ -1,14 +1,17 @@
 package io.floe.topology.iceberg;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Scan;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.ThreadPools;
 
 /**
@@ -90,6 +93,24 @@ public final class ManifestWork {
             .scanManifestsWith(WORKER_POOL)
             .writeManifestsWith(WORKER_POOL, ThreadPools.WORKER_THREAD_POOL_SIZE)
         : update.scanManifestsWith(CALLING_THREAD).writeManifestsWith(CALLING_THREAD, 1);
+  }
+
+  /**
+   * Reads {@code manifests} at once on {@link StorageKind#remoteReads()} when {@code storage} is
+   * remote and {@code io} is Floe's counting FileIO, so that the walk that reads them next, one
+   * after the other on the calling thread, finds each in {@link FileCaches}: on a remote store each
+   * is a request of tens of milliseconds. On local files, with the caches off, or on a thread of
+   * that pool (which must not wait for its own tasks) nothing happens and the walk reads them as
+   * before.
+   *
+   * @param storage where the table's files are ({@link StorageKind#of})
+   */
+  public static void readAhead(FileIO io, StorageKind storage, Collection<ManifestFile> manifests) {
+    if (storage.isRemote()
+        && io instanceof CountingFileIO counting
+        && !Thread.currentThread().getName().startsWith(StorageKind.REMOTE_READS_THREADS)) {
+      counting.readAhead(manifests, StorageKind.remoteReads());
+    }
   }
 
   /** Whether the manifests of the snapshot go to Iceberg's worker pool. */

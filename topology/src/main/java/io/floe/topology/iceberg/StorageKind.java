@@ -24,6 +24,9 @@ public enum StorageKind {
   /** Reads a refresh step keeps in flight at once on a remote store. */
   public static final int REMOTE_READS = 16;
 
+  /** The name of the threads of {@link #remoteReads()}, a prefix of each one's. */
+  static final String REMOTE_READS_THREADS = "floe-remote-reads";
+
   /** The FileIO classes of remote stores, by name: their modules need not be on the classpath. */
   private static final Set<String> REMOTE_FILE_IO =
       Set.of(
@@ -102,6 +105,6 @@ public enum StorageKind {
     static final ExecutorService POOL =
         ManifestWork.forwardingTo(
             RequestStage.propagating(
-                ThreadPools.newExitingWorkerPool("floe-remote-reads", REMOTE_READS)));
+                ThreadPools.newExitingWorkerPool(REMOTE_READS_THREADS, REMOTE_READS)));
   }
 }

@@ -7,6 +7,10 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
+import io.floe.topology.iceberg.CountingFileIO;
+import io.floe.topology.iceberg.GatedFileIO;
+import io.floe.topology.iceberg.OpenCountingFileIO;
+import io.floe.topology.iceberg.StorageKind;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -349,6 +353,55 @@ class DirtyBucketDetectorTest {
       }
     }
     throw new AssertionError("no manifest lists day " + day);
+  }
+
+  @Test
+  void shouldReadTheManifestsOfAnOverwriteAtOnceOnARemoteStore() throws Exception {
+    // Given an overwrite, by another writer, of rows of two days' files
+    lake.append(trades, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 1L, "B")));
+    lake.append(trades, List.of(lake.trade("B", "2026-04-09T12:00:00Z", 1.0, 1L, "B")));
+    long overwrite =
+        lake.overwrite(
+            trades, r -> true, List.of(lake.trade("C", "2026-04-10T09:00:00Z", 1.0, 1L, "B")));
+    DirtyBuckets expected = detect(overwrite, MINUTE);
+    // read by Floe through its counting FileIO, over a store holding each manifest's request
+    Map<String, String> gated = new java.util.HashMap<>(lake.catalogProperties());
+    gated.put(org.apache.iceberg.CatalogProperties.FILE_IO_IMPL, GatedFileIO.class.getName());
+    try (IcebergFixture floe = IcebergFixture.create(CountingFileIO.install(gated))) {
+      Table table = floe.load("market", "trades");
+      GatedFileIO.hold(OpenCountingFileIO::isManifest);
+      java.util.concurrent.atomic.AtomicReference<DirtyBuckets> detected =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      Thread detecting =
+          new Thread(
+              () ->
+                  detected.set(
+                      DirtyBucketDetector.detect(
+                              table, overwrite, List.of(MINUTE), StorageKind.REMOTE)
+                          .get(MINUTE.view())));
+      int inFlight;
+      try {
+        // When it detects the overwrite's dirty buckets on a remote store
+        detecting.start();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (GatedFileIO.opens() < 2 && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
+        inFlight = GatedFileIO.opens();
+      } finally {
+        GatedFileIO.release();
+        detecting.join(30_000);
+      }
+
+      // Then the manifests of its changes and its parent's rewritten ones were in flight at once
+      // (one after the other on main), each read once, and the dirty buckets are those of the
+      // walk on local files
+      assertThat(inFlight).isGreaterThanOrEqualTo(2);
+      assertThat(GatedFileIO.opensByFile())
+          .hasSizeGreaterThanOrEqualTo(3)
+          .allSatisfy((manifest, opens) -> assertThat(opens).as(manifest).isEqualTo(1));
+      assertThat(detected.get()).isEqualTo(expected);
+    }
   }
 
   @Test

@@ -1,43 +1,62 @@
 package io.floe.topology.iceberg;
 
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.SeekableInputStream;
 
 /**
- * Hadoop's FileIO whose streams wait, once {@link #hold()} is called, until {@link #release()}: a
- * request held in flight by a slow store, so that a test can ask for the same file meanwhile. A
- * catalog or {@link CountingFileIO} builds it by class name, so the gate is per JVM.
+ * Hadoop's FileIO whose streams of chosen files wait, once {@link #hold} is called, until {@link
+ * #release()}: requests held in flight by a slow store, so that a test can see which are in flight
+ * at once, or ask for the same file meanwhile. A catalog or {@link CountingFileIO} builds it by
+ * class name, so the gate is per JVM.
  */
 public class GatedFileIO extends HadoopFileIO {
 
-  private static final AtomicInteger OPENS = new AtomicInteger();
+  private static final Map<String, AtomicInteger> OPENS = new ConcurrentHashMap<>();
+  private static volatile Predicate<String> held = location -> false;
   private static volatile CountDownLatch opened = new CountDownLatch(0);
   private static volatile CountDownLatch gate = new CountDownLatch(0);
 
-  /** From now on every stream opened waits for {@link #release()}; the opens count from 0. */
-  static void hold() {
-    OPENS.set(0);
+  /** From now on every stream opened on a file that passes {@code files} waits for release. */
+  public static void hold(Predicate<String> files) {
+    OPENS.clear();
     opened = new CountDownLatch(1);
     gate = new CountDownLatch(1);
+    held = files;
+  }
+
+  /** Holds the streams of every file ({@link #hold(Predicate)}). */
+  public static void hold() {
+    hold(location -> true);
   }
 
   /** Lets the held streams and every later one through. */
-  static void release() {
+  public static void release() {
     gate.countDown();
   }
 
-  /** Waits until a stream was opened since {@link #hold()}. */
-  static boolean awaitOpened() throws InterruptedException {
+  /** Waits until a held stream was opened since {@link #hold}. */
+  public static boolean awaitOpened() throws InterruptedException {
     return opened.await(30, TimeUnit.SECONDS);
   }
 
-  /** Streams opened since {@link #hold()}. */
-  static int opens() {
-    return OPENS.get();
+  /** Streams opened on held files since {@link #hold}. */
+  public static int opens() {
+    return OPENS.values().stream().mapToInt(AtomicInteger::get).sum();
+  }
+
+  /** Streams opened on each held file since {@link #hold}. */
+  public static Map<String, Integer> opensByFile() {
+    Map<String, Integer> byFile = new TreeMap<>();
+    OPENS.forEach((location, count) -> byFile.put(location, count.get()));
+    return byFile;
   }
 
   @Override
@@ -58,15 +77,17 @@ public class GatedFileIO extends HadoopFileIO {
 
     @Override
     public SeekableInputStream newStream() {
-      OPENS.incrementAndGet();
-      opened.countDown();
-      try {
-        if (!gate.await(30, TimeUnit.SECONDS)) {
-          throw new IllegalStateException("the gate was not released");
+      if (held.test(location())) {
+        OPENS.computeIfAbsent(location(), l -> new AtomicInteger()).incrementAndGet();
+        opened.countDown();
+        try {
+          if (!gate.await(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the gate was not released");
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
         }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
       }
       return delegate.newStream();
     }
