@@ -5,6 +5,7 @@ import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewCommand;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetterSink;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
@@ -165,6 +166,8 @@ public final class FloeTopology {
    * @param metrics what the topology reports as it works
    * @param globalDeadLetters where the global views processor sends the records of floe.views that
    *     do not decode: the global thread has no producer of its own
+   * @param manifests where detection reads the manifests of a table on a remote store ahead of its
+   *     walk ({@link ManifestWork#readAhead}); {@link ManifestWork#LOCAL_READS} when null
    */
   public record Services(
       Function<String, Catalog> catalogs,
@@ -172,7 +175,8 @@ public final class FloeTopology {
       Executor io,
       RefreshExecutor refreshes,
       FloeMetrics metrics,
-      DeadLetterSink globalDeadLetters) {
+      DeadLetterSink globalDeadLetters,
+      ManifestWork manifests) {
 
     public Services {
       Objects.requireNonNull(catalogs, "catalogs");
@@ -181,6 +185,7 @@ public final class FloeTopology {
       Objects.requireNonNull(refreshes, "refreshes");
       metrics = metrics == null ? FloeMetrics.NONE : metrics;
       globalDeadLetters = globalDeadLetters == null ? DeadLetterSink.NONE : globalDeadLetters;
+      manifests = manifests == null ? ManifestWork.LOCAL_READS : manifests;
     }
 
     /** Services whose dead letters of floe.views are only logged and counted. */
@@ -190,7 +195,7 @@ public final class FloeTopology {
         Executor io,
         RefreshExecutor refreshes,
         FloeMetrics metrics) {
-      this(catalogs, views, io, refreshes, metrics, DeadLetterSink.NONE);
+      this(catalogs, views, io, refreshes, metrics, DeadLetterSink.NONE, ManifestWork.LOCAL_READS);
     }
   }
 
@@ -353,7 +358,11 @@ public final class FloeTopology {
             .process(
                 () ->
                     new DetectDirtyBucketsProcessor(
-                        catalogs, services.views(), services.io(), settings.tick()),
+                        catalogs,
+                        services.views(),
+                        services.io(),
+                        services.manifests(),
+                        settings.tick()),
                 Named.as(DetectDirtyBucketsProcessor.NAME),
                 StoreNames.DETECT_QUEUE)
             .merge(requests, Named.as("with-requests"))

@@ -129,7 +129,8 @@ class DeadLettersTopologyTest {
                     Runnable::run,
                     new RefreshExecutor(new ViewRefresher(name -> lake.catalog()), Runnable::run),
                     metrics,
-                    sink)),
+                    sink,
+                    null)),
             config,
             Instant.parse("2026-04-08T12:00:00Z"));
     views =

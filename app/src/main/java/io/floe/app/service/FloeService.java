@@ -61,6 +61,7 @@ public final class FloeService implements AutoCloseable {
   private final ExecutorService io;
   private final ExecutorService scans;
   private final ExecutorService remoteReads;
+  private final ManifestWork manifests; // Reads of tables on a remote store, on remoteReads.
   private final GlobalDeadLetters globalDeadLetters;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -95,6 +96,7 @@ public final class FloeService implements AutoCloseable {
     this.partitions = config.getInt(FloeConfig.TOPIC_PARTITIONS);
     this.scans = ViewScan.newExecutor();
     this.remoteReads = ManifestWork.newRemoteReadsPool();
+    this.manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads);
     this.executor =
         new RefreshExecutor(
             new ViewRefresher(
@@ -107,7 +109,7 @@ public final class FloeService implements AutoCloseable {
                         .filter(current -> current.version().equals(view.version()))
                         .isPresent(),
                 scans,
-                ManifestWork.overlappingRemoteReadsOn(remoteReads)),
+                manifests),
             config.getInt(FloeConfig.REFRESH_THREADS));
     this.io = ThreadPools.newFixedThreadPool("floe-io", config.getInt(FloeConfig.IO_THREADS));
     this.globalDeadLetters =
@@ -123,7 +125,7 @@ public final class FloeService implements AutoCloseable {
     return FloeTopology.build(
         config.topologySettings().withPartitions(partitions),
         new FloeTopology.Services(
-            catalogs::catalog, views, io, executor, metrics, globalDeadLetters));
+            catalogs::catalog, views, io, executor, metrics, globalDeadLetters, manifests));
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.floe.topology.detect;
 
+import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.iceberg.StorageKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -7,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,11 +63,16 @@ final class DeleteTargets {
    * to. Delete files without statistics (removed entries carry none) match conservatively.
    */
   static List<DataFile> dataFilesAffectedBy(
-      Table table, Snapshot snapshot, List<DeleteFile> deletes) {
-    return new DeleteTargets(table).affected(snapshot, deletes);
+      Table table,
+      Snapshot snapshot,
+      List<DeleteFile> deletes,
+      StorageKind storage,
+      ManifestWork manifests) {
+    return new DeleteTargets(table).affected(snapshot, deletes, storage, manifests);
   }
 
-  private List<DataFile> affected(Snapshot snapshot, List<DeleteFile> deletes) {
+  private List<DataFile> affected(
+      Snapshot snapshot, List<DeleteFile> deletes, StorageKind storage, ManifestWork manifests) {
     List<DeleteFile> global = new ArrayList<>();
     Map<Integer, List<DeleteFile>> scoped = new HashMap<>();
     for (DeleteFile delete : deletes) {
@@ -74,8 +82,9 @@ final class DeleteTargets {
         scoped.computeIfAbsent(delete.specId(), id -> new ArrayList<>()).add(delete);
       }
     }
-    List<DataFile> affected = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
+    // Which deletes each manifest may hold data files of, from its summaries alone; on a remote
+    // store the manifests to read are then read at once, before the walk reads them in order.
+    Map<ManifestFile, List<DeleteFile>> toRead = new LinkedHashMap<>();
     for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
       if (!manifest.hasAddedFiles() && !manifest.hasExistingFiles()) {
         continue;
@@ -92,9 +101,16 @@ final class DeleteTargets {
           candidates.add(delete);
         }
       }
-      if (candidates.isEmpty()) {
-        continue;
+      if (!candidates.isEmpty()) {
+        toRead.put(manifest, candidates);
       }
+    }
+    manifests.readAhead(table.io(), storage, toRead.keySet());
+    List<DataFile> affected = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (Map.Entry<ManifestFile, List<DeleteFile>> entry : toRead.entrySet()) {
+      ManifestFile manifest = entry.getKey();
+      List<DeleteFile> candidates = entry.getValue();
       try (ManifestReader<DataFile> reader = ManifestFiles.read(manifest, table.io(), specs)) {
         for (DataFile file : reader) {
           if (!seen.contains(file.location()) && appliesToAny(candidates, file)) {

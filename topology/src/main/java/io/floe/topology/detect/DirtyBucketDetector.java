@@ -4,6 +4,8 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.iceberg.StorageKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -56,6 +58,26 @@ public final class DirtyBucketDetector {
    */
   public static Map<String, DirtyBuckets> detect(
       Table table, long snapshotId, List<BucketedView> views) {
+    return detect(table, snapshotId, views, ManifestWork.LOCAL_READS);
+  }
+
+  /**
+   * The dirty buckets of each view, as {@link #detect(Table, long, List)}; on a remote store the
+   * manifests the walk reads are read at once first, on the pool of remote reads of {@code
+   * manifests}.
+   */
+  public static Map<String, DirtyBuckets> detect(
+      Table table, long snapshotId, List<BucketedView> views, ManifestWork manifests) {
+    return detect(table, snapshotId, views, StorageKind.of(table), manifests);
+  }
+
+  /** The dirty buckets of each view, the table's files taken to be on {@code storage}. */
+  static Map<String, DirtyBuckets> detect(
+      Table table,
+      long snapshotId,
+      List<BucketedView> views,
+      StorageKind storage,
+      ManifestWork manifests) {
     Snapshot snapshot = table.snapshot(snapshotId);
     Map<String, DirtyBuckets> dirty = new LinkedHashMap<>();
     if (views.isEmpty()) {
@@ -85,7 +107,7 @@ public final class DirtyBucketDetector {
 
     Changes changes;
     try {
-      changes = changes(table, snapshot);
+      changes = changes(table, snapshot, storage, manifests);
     } catch (MissingStatisticsException e) {
       views.forEach(v -> dirty.put(v.view(), DirtyBuckets.all(e.getMessage())));
       return dirty;
@@ -100,7 +122,14 @@ public final class DirtyBucketDetector {
   /** The data files whose rows a snapshot changed, with their statistics. */
   private record Changes(List<ContentFile<?>> files) {}
 
-  private static Changes changes(Table table, Snapshot snapshot) {
+  private static Changes changes(
+      Table table, Snapshot snapshot, StorageKind storage, ManifestWork manifests) {
+    // Iceberg's walk of the snapshot's changes and the walk of its parent's rewritten manifests
+    // below read manifest after manifest: on a remote store they are read at once first (on local
+    // files not even listed, which could read the parent's manifest list).
+    if (storage.isRemote()) {
+      manifests.readAhead(table.io(), storage, changedManifests(table, snapshot));
+    }
     List<ContentFile<?>> files = new ArrayList<>();
     for (DataFile added : snapshot.addedDataFiles(table.io())) {
       files.add(added);
@@ -114,7 +143,8 @@ public final class DirtyBucketDetector {
     }
     List<DeleteFile> addedDeletes = list(snapshot.addedDeleteFiles(table.io()));
     if (!addedDeletes.isEmpty()) {
-      files.addAll(DeleteTargets.dataFilesAffectedBy(table, snapshot, addedDeletes));
+      files.addAll(
+          DeleteTargets.dataFilesAffectedBy(table, snapshot, addedDeletes, storage, manifests));
     }
     List<DeleteFile> removedDeletes = list(snapshot.removedDeleteFiles(table.io()));
     if (!removedDeletes.isEmpty() && snapshot.parentId() != null) {
@@ -130,9 +160,35 @@ public final class DirtyBucketDetector {
           DeleteTargets.dataFilesAffectedBy(
               table,
               parent,
-              removedDeletesWithStatistics(table, snapshot, parent, removedDeletes)));
+              removedDeletesWithStatistics(table, snapshot, parent, removedDeletes),
+              storage,
+              manifests));
     }
     return new Changes(files);
+  }
+
+  /**
+   * The manifests the walk of the snapshot's changes may read: those the snapshot wrote, and, for
+   * an operation that can remove files, those of its parent that it rewrote.
+   */
+  private static List<ManifestFile> changedManifests(Table table, Snapshot snapshot) {
+    List<ManifestFile> changed = new ArrayList<>();
+    Set<String> listed = new HashSet<>();
+    for (ManifestFile manifest : snapshot.allManifests(table.io())) {
+      listed.add(manifest.path());
+      if (Long.valueOf(snapshot.snapshotId()).equals(manifest.snapshotId())) {
+        changed.add(manifest);
+      }
+    }
+    Snapshot parent = snapshot.parentId() == null ? null : table.snapshot(snapshot.parentId());
+    if (parent != null && !DataOperations.APPEND.equals(snapshot.operation())) {
+      for (ManifestFile manifest : parent.allManifests(table.io())) {
+        if (!listed.contains(manifest.path())) {
+          changed.add(manifest);
+        }
+      }
+    }
+    return changed;
   }
 
   private static List<DeleteFile> list(Iterable<DeleteFile> files) {

@@ -2,12 +2,19 @@ package io.floe.topology.iceberg;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.regex.Pattern;
@@ -174,6 +181,49 @@ public final class CountingFileIO
     return cached != null
         ? cached
         : new CountedInputFile(delegate.newInputFile(manifestList), -1, manifestList.location());
+  }
+
+  /**
+   * Reads the manifests not cached yet at once on {@code pool} and keeps each in {@link
+   * FileCaches}, waiting until all are read, so that a walk reading them one after the other next
+   * finds them there: detection walks a snapshot's changes through Iceberg's {@code
+   * Snapshot.addedDataFiles} and the like, which read manifest after manifest on the calling
+   * thread. Nothing happens for fewer than two such manifests, or while the caches are off (what is
+   * read would not be kept). A read that fails here is read again by the walk, which reports it.
+   */
+  void readAhead(Collection<ManifestFile> manifests, ExecutorService pool) {
+    Map<String, ManifestFile> toRead = new LinkedHashMap<>();
+    for (ManifestFile manifest : manifests) {
+      if (manifest.length() <= FileCaches.contentLimit()
+          && FileCaches.content(manifest.path()) == null) {
+        toRead.putIfAbsent(manifest.path(), manifest);
+      }
+    }
+    if (toRead.size() < 2) {
+      return;
+    }
+    List<Future<?>> reads = new ArrayList<>();
+    for (ManifestFile manifest : toRead.values()) {
+      reads.add(pool.submit(() -> readWholeInto(manifest)));
+    }
+    for (Future<?> read : reads) {
+      try {
+        read.get();
+      } catch (ExecutionException e) {
+        // The walk reads the manifest again and fails with the store's error if it persists.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private void readWholeInto(ManifestFile manifest) {
+    try (SeekableInputStream stream = newInputFile(manifest).newStream()) {
+      // Opening it read it whole into the cache.
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** The file at {@code path} served from its cached content, or null when none is cached. */
@@ -369,12 +419,12 @@ public final class CountingFileIO
 
     /**
      * Reads the file in one request and keeps its content (or, when too large, its length) in
-     * {@link FileCaches}, learning its length without a HEAD.
+     * {@link FileCaches}, learning its length without a HEAD. A read of the same file already in
+     * flight on another thread is waited for instead ({@link FileCaches#readOnce}).
      */
     private byte[] readWhole() {
-      byte[] bytes = readAll();
+      byte[] bytes = FileCaches.readOnce(path, location(), this::readAll);
       length = bytes.length;
-      FileCaches.putContent(bytes, path, location());
       return bytes;
     }
 

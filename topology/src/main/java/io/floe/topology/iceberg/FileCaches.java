@@ -9,6 +9,11 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
@@ -62,6 +67,11 @@ public final class FileCaches {
   // fixed in advance.
   private static volatile Cache<Object, Object> files = newCache(DEFAULT_BYTES);
   private static volatile long contentLimit = contentLimit(DEFAULT_BYTES);
+
+  // Reads of immutable files in flight, by the caller's name of the file: a second reader of the
+  // same file waits for the first instead of sending a request of its own.
+  private static final ConcurrentHashMap<String, CompletableFuture<byte[]>> READING =
+      new ConcurrentHashMap<>();
 
   private FileCaches() {}
 
@@ -130,6 +140,46 @@ public final class FileCaches {
     }
     cache.put(key, footer);
     return footer;
+  }
+
+  /**
+   * The content of the file at {@code location}, read by {@code read} and kept ({@link
+   * #putContent}) unless another thread's read of it is in flight, which is then waited for: the
+   * views of one source refresh at once, and resolve and detect load a table at once, and each
+   * would otherwise read the same new metadata file, manifest list and manifests from the store (on
+   * S3 the first run of three views read 59 manifests where 30 exist). A failed read fails only its
+   * own caller; one waiting for it reads for itself.
+   *
+   * @param location the FileIO's name of the file, under which the content is kept too
+   */
+  static byte[] readOnce(String path, String location, Supplier<byte[]> read) {
+    CompletableFuture<byte[]> mine = new CompletableFuture<>();
+    CompletableFuture<byte[]> running = READING.putIfAbsent(path, mine);
+    if (running != null) {
+      try {
+        return running.join();
+      } catch (CompletionException | CancellationException e) {
+        return readAndKeep(path, location, read);
+      }
+    }
+    try {
+      // A read that finished between this caller's look at the cache and now kept the content.
+      byte[] cached = content(path);
+      byte[] bytes = cached != null ? cached : readAndKeep(path, location, read);
+      mine.complete(bytes);
+      return bytes;
+    } catch (RuntimeException | Error e) {
+      mine.completeExceptionally(e);
+      throw e;
+    } finally {
+      READING.remove(path, mine);
+    }
+  }
+
+  private static byte[] readAndKeep(String path, String location, Supplier<byte[]> read) {
+    byte[] bytes = read.get();
+    putContent(bytes, path, location);
+    return bytes;
   }
 
   /** The cached content of the file at {@code location}, or null. */

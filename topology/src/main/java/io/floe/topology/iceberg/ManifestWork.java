@@ -1,14 +1,17 @@
 package io.floe.topology.iceberg;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Scan;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.ThreadPools;
 
 /**
@@ -44,6 +47,9 @@ public final class ManifestWork {
   /** Reads every table's manifests as a local table's: no pool of remote reads. */
   public static final ManifestWork LOCAL_READS = new ManifestWork(null, null);
 
+  /** The name of the threads of the pool of remote reads, before their number. */
+  private static final String REMOTE_READS_THREADS = "floe-remote-reads";
+
   private final Executor remoteReads;
   private final ExecutorService remoteManifests;
 
@@ -69,7 +75,7 @@ public final class ManifestWork {
    * the first tasks, so a process on local files never starts them. The caller shuts it down.
    */
   public static ExecutorService newRemoteReadsPool() {
-    return ThreadPools.newFixedThreadPool("floe-remote-reads", StorageKind.REMOTE_READS);
+    return ThreadPools.newFixedThreadPool(REMOTE_READS_THREADS, StorageKind.REMOTE_READS);
   }
 
   /**
@@ -129,6 +135,25 @@ public final class ManifestWork {
             .scanManifestsWith(WORKER_POOL)
             .writeManifestsWith(WORKER_POOL, ThreadPools.WORKER_THREAD_POOL_SIZE)
         : update.scanManifestsWith(CALLING_THREAD).writeManifestsWith(CALLING_THREAD, 1);
+  }
+
+  /**
+   * Reads {@code manifests} at once on the pool of remote reads when {@code storage} is remote,
+   * there is such a pool and {@code io} is Floe's counting FileIO, so that the walk that reads them
+   * next, one after the other on the calling thread, finds each in {@link FileCaches}: on a remote
+   * store each is a request of tens of milliseconds. On local files, with the caches off, without a
+   * pool ({@link #LOCAL_READS}) or on a thread of that pool (which must not wait for its own tasks)
+   * nothing happens and the walk reads them as before.
+   *
+   * @param storage where the table's files are ({@link StorageKind#of})
+   */
+  public void readAhead(FileIO io, StorageKind storage, Collection<ManifestFile> manifests) {
+    if (remoteManifests != null
+        && storage.isRemote()
+        && io instanceof CountingFileIO counting
+        && !Thread.currentThread().getName().startsWith(REMOTE_READS_THREADS)) {
+      counting.readAhead(manifests, remoteManifests);
+    }
   }
 
   /** Whether the manifests of the snapshot go to Iceberg's worker pool. */

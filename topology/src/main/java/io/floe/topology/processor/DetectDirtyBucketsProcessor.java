@@ -5,6 +5,7 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.detect.SourceSnapshot;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
@@ -55,6 +56,7 @@ public final class DetectDirtyBucketsProcessor
 
   private final Function<String, Catalog> catalogs;
   private final ViewIndex views;
+  private final ManifestWork manifests;
   private final Duration tick;
   private final Jobs<String, List<Detected>> detections;
   private ProcessorContext<String, DirtyUpdate> context;
@@ -65,11 +67,17 @@ public final class DetectDirtyBucketsProcessor
 
   /**
    * @param io the executor that reads manifests
+   * @param manifests where the manifests of a table on a remote store are read ahead of the walk
    * @param tick how often finished detections are collected
    */
   public DetectDirtyBucketsProcessor(
-      Function<String, Catalog> catalogs, ViewIndex views, Executor io, Duration tick) {
+      Function<String, Catalog> catalogs,
+      ViewIndex views,
+      Executor io,
+      ManifestWork manifests,
+      Duration tick) {
     this.catalogs = catalogs;
+    this.manifests = manifests;
     this.views = views;
     this.tick = tick;
     this.detections = new Jobs<>(io);
@@ -177,7 +185,8 @@ public final class DetectDirtyBucketsProcessor
                 current = catalogs.apply(table.catalog()).loadTable(table.identifier());
               }
               dirty.set(
-                  DirtyBucketDetector.detect(current, queued.snapshot().snapshotId(), onTable));
+                  DirtyBucketDetector.detect(
+                      current, queued.snapshot().snapshotId(), onTable, manifests));
               loaded.set(current);
             });
     return dirty.get();

@@ -7,6 +7,11 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
+import io.floe.topology.iceberg.CountingFileIO;
+import io.floe.topology.iceberg.GatedFileIO;
+import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.iceberg.OpenCountingFileIO;
+import io.floe.topology.iceberg.StorageKind;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -349,6 +354,125 @@ class DirtyBucketDetectorTest {
       }
     }
     throw new AssertionError("no manifest lists day " + day);
+  }
+
+  @Test
+  void shouldReadTheManifestsOfAnOverwriteAtOnceOnARemoteStore() throws Exception {
+    // Given an overwrite, by another writer, of rows of two days' files
+    lake.append(trades, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 1L, "B")));
+    lake.append(trades, List.of(lake.trade("B", "2026-04-09T12:00:00Z", 1.0, 1L, "B")));
+    long overwrite =
+        lake.overwrite(
+            trades, r -> true, List.of(lake.trade("C", "2026-04-10T09:00:00Z", 1.0, 1L, "B")));
+    DirtyBuckets expected = detect(overwrite, MINUTE);
+
+    // When Floe detects its dirty buckets on a remote store that holds each manifest's request
+    try (IcebergFixture floe = IcebergFixture.create(CountingFileIO.install(gated()))) {
+      RemoteDetection detection =
+          detectHoldingManifests(floe.load("market", "trades"), overwrite, table -> {});
+
+      // Then the manifests of its changes and its parent's rewritten ones were in flight at once
+      // (one after the other on main), each read once, and the dirty buckets are those of the
+      // walk on local files
+      assertThat(detection.inFlight()).isGreaterThanOrEqualTo(2);
+      assertThat(GatedFileIO.opensByFile())
+          .hasSizeGreaterThanOrEqualTo(3)
+          .allSatisfy((manifest, opens) -> assertThat(opens).as(manifest).isEqualTo(1));
+      assertThat(detection.dirty()).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void shouldReadTheDataManifestsAnEqualityDeleteMayApplyToAtOnceOnARemoteStore() throws Exception {
+    // Given an unpartitioned table of three appends and an equality delete, global, whose id
+    // bounds admit every file
+    Table flat =
+        lake.createTable(
+            "market",
+            "flat",
+            IcebergFixture.TRADES,
+            org.apache.iceberg.PartitionSpec.unpartitioned());
+    lake.append(flat, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 1L, "B")));
+    lake.append(flat, List.of(lake.trade("B", "2026-04-09T12:00:00Z", 1.0, 1L, "B")));
+    lake.append(flat, List.of(lake.trade("C", "2026-04-10T12:00:00Z", 1.0, 1L, "B")));
+    long delete = lake.deleteByEquality(flat, List.of(0L, 999L));
+    flat.refresh();
+    DirtyBuckets expected =
+        DirtyBucketDetector.detect(flat, delete, List.of(MINUTE)).get(MINUTE.view());
+
+    // When Floe detects its dirty buckets on a remote store that holds each manifest's request,
+    // the delete manifest already read
+    try (IcebergFixture floe = IcebergFixture.create(CountingFileIO.install(gated()))) {
+      RemoteDetection detection =
+          detectHoldingManifests(
+              floe.load("market", "flat"),
+              delete,
+              table -> {
+                for (org.apache.iceberg.ManifestFile manifest :
+                    table.snapshot(delete).deleteManifests(table.io())) {
+                  try (ManifestReader<DeleteFile> reader =
+                      ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+                    reader.forEach(file -> {});
+                  } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                }
+              });
+
+      // Then the three data manifests were in flight at once (one after the other on main), each
+      // read once, and the dirty buckets are those of the walk on local files
+      assertThat(detection.inFlight()).isGreaterThanOrEqualTo(2);
+      assertThat(GatedFileIO.opensByFile())
+          .hasSize(3)
+          .allSatisfy((manifest, opens) -> assertThat(opens).as(manifest).isEqualTo(1));
+      assertThat(detection.dirty()).isEqualTo(expected);
+      assertThat(expected.ranges().ranges()).hasSize(3);
+    }
+  }
+
+  /** The lake's catalog with Floe's counting FileIO over a store that can hold requests. */
+  private Map<String, String> gated() {
+    Map<String, String> gated = new java.util.HashMap<>(lake.catalogProperties());
+    gated.put(org.apache.iceberg.CatalogProperties.FILE_IO_IMPL, GatedFileIO.class.getName());
+    return gated;
+  }
+
+  /** What a detection on a remote store saw: its reads in flight at once, and its result. */
+  private record RemoteDetection(int inFlight, DirtyBuckets dirty) {}
+
+  /**
+   * Detects the snapshot's dirty buckets of {@link #MINUTE} as on a remote store, every manifest
+   * request held until two are in flight at once (or 10 s passed), after {@code before}.
+   */
+  private static RemoteDetection detectHoldingManifests(
+      Table table, long snapshot, java.util.function.Consumer<Table> before) throws Exception {
+    before.accept(table);
+    GatedFileIO.hold(OpenCountingFileIO::isManifest);
+    java.util.concurrent.atomic.AtomicReference<DirtyBuckets> detected =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.ExecutorService remoteReads = ManifestWork.newRemoteReadsPool();
+    ManifestWork manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads);
+    Thread detecting =
+        new Thread(
+            () ->
+                detected.set(
+                    DirtyBucketDetector.detect(
+                            table, snapshot, List.of(MINUTE), StorageKind.REMOTE, manifests)
+                        .get(MINUTE.view())));
+    int inFlight;
+    try {
+      detecting.start();
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+      while (GatedFileIO.opens() < 2 && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      inFlight = GatedFileIO.opens();
+    } finally {
+      GatedFileIO.release();
+      detecting.join(30_000);
+      remoteReads.shutdownNow();
+    }
+    return new RemoteDetection(inFlight, detected.get());
   }
 
   @Test

@@ -312,6 +312,58 @@ class CountingFileIOTest {
   }
 
   @Test
+  void shouldSendOneRequestForAFileTwoThreadsReadAtOnce() throws Exception {
+    // Given a manifest another process wrote, on a store that holds each request until released
+    String location = writeElsewhere("metadata/gh-m0.avro");
+    Map<String, String> properties =
+        CountingFileIO.install(
+            Map.of(
+                CatalogUtil.ICEBERG_CATALOG_TYPE,
+                "jdbc",
+                CatalogProperties.FILE_IO_IMPL,
+                GatedFileIO.class.getName()));
+    FileIO gated =
+        CatalogUtil.loadFileIO(
+            properties.get(CatalogProperties.FILE_IO_IMPL),
+            properties,
+            HadoopConfigurations.forCatalogs());
+    GatedFileIO.hold();
+    byte[][] read = new byte[2][];
+    Thread first =
+        new Thread(
+            RequestStage.propagating(
+                () -> read[0] = readAll(gated.newInputFile(location, LENGTH))));
+    Thread second =
+        new Thread(
+            RequestStage.propagating(
+                () -> read[1] = readAll(gated.newInputFile(location, LENGTH))));
+    try {
+      // When one thread's read is in flight and a second thread reads the same file
+      first.start();
+      assertThat(GatedFileIO.awaitOpened()).isTrue();
+      second.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      // (waiting for the first read, or held by the store beside it)
+      while (!isWaiting(second) && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertThat(isWaiting(second)).as(second.getState().toString()).isTrue();
+    } finally {
+      GatedFileIO.release();
+      first.join(TimeUnit.SECONDS.toMillis(30));
+      second.join(TimeUnit.SECONDS.toMillis(30));
+      gated.close();
+    }
+
+    // Then the store saw one request, and both threads the file's content (two on main: the
+    // three views of a source, refreshing at once, each read every new manifest)
+    assertThat(GatedFileIO.opens()).isEqualTo(1);
+    assertThat(tally.counts().count(RequestKind.MANIFEST)).isEqualTo(1);
+    assertThat(read[0]).isEqualTo(content());
+    assertThat(read[1]).isEqualTo(content());
+  }
+
+  @Test
   void shouldCountTheRequestsOfPoolThreadsUnderTheStageThatSubmittedThem() throws Exception {
     String location = writeElsewhere("metadata/ab-m0.avro");
     ExecutorService pool = Executors.newSingleThreadExecutor();
@@ -352,6 +404,11 @@ class CountingFileIOTest {
         .isEqualTo(CountingFileIO.install(jdbc));
     assertThat(((CountingFileIO) io).delegate().getClass().getName())
         .isEqualTo("org.apache.iceberg.hadoop.HadoopFileIO");
+  }
+
+  private static boolean isWaiting(Thread thread) {
+    Thread.State state = thread.getState();
+    return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
   }
 
   private String write(String name) throws IOException {

@@ -6,6 +6,7 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableRef;
 import io.floe.testing.IcebergFixture;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.QueuedSnapshots;
@@ -121,7 +122,7 @@ class DetectDirtyBucketsProcessorTest {
     context.addStateStore(queue);
     DetectDirtyBucketsProcessor detect =
         new DetectDirtyBucketsProcessor(
-            name -> catalog, views, Runnable::run, Duration.ofMillis(50));
+            name -> catalog, views, Runnable::run, ManifestWork.LOCAL_READS, Duration.ofMillis(50));
     detect.init(context);
     detect.process(new Record<>("lake.market.trades", event(snapshot), 0L));
     context.scheduledPunctuators().forEach(p -> p.getPunctuator().punctuate(0));

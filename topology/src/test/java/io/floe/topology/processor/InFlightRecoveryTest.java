@@ -8,6 +8,7 @@ import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
 import io.floe.testing.IcebergFixture;
 import io.floe.topology.FloeMetrics;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.QueuedSnapshots;
@@ -148,7 +149,8 @@ class InFlightRecoveryTest {
         store(first, StoreNames.DETECT_QUEUE, QueuedSnapshots.class);
     ManualExecutor held = new ManualExecutor();
     DetectDirtyBucketsProcessor crashed =
-        new DetectDirtyBucketsProcessor(name -> lake.catalog(), views, held, Duration.ofMillis(50));
+        new DetectDirtyBucketsProcessor(
+            name -> lake.catalog(), views, held, ManifestWork.LOCAL_READS, Duration.ofMillis(50));
     crashed.init(first);
     crashed.process(new Record<>("lake.market.trades", event(s2), 0L));
     crashed.close();
@@ -159,7 +161,11 @@ class InFlightRecoveryTest {
     second.addStateStore(queue);
     DetectDirtyBucketsProcessor owner =
         new DetectDirtyBucketsProcessor(
-            name -> lake.catalog(), views, Runnable::run, Duration.ofMillis(50));
+            name -> lake.catalog(),
+            views,
+            Runnable::run,
+            ManifestWork.LOCAL_READS,
+            Duration.ofMillis(50));
     owner.init(second);
     tick(second);
 

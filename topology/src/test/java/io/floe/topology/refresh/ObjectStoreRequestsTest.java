@@ -14,8 +14,12 @@ import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
@@ -124,6 +128,63 @@ class ObjectStoreRequestsTest {
     assertThat(requests.total()).as(requests.toString()).isEqualTo(12);
     OracleAssertions.assertMatches(
         lake.catalog().loadTable(view.target().identifier()), trades, s2, OHLCV);
+  }
+
+  @Test
+  void shouldReadEachManifestOnceWhenViewsOfOneSourceRefreshAtOnce() throws Exception {
+    // Given a source of eight appends by another writer, read by none of three views yet
+    long snapshot = 0;
+    for (int minute = 0; minute < 8; minute++) {
+      snapshot =
+          writer.append(
+              trades,
+              List.of(writer.trade("AAPL", "2026-04-08T10:0" + minute + ":01Z", 10.0, 5L, "B")));
+    }
+    List<ViewDefinition> views = new ArrayList<>();
+    for (String name : List.of("ohlcv_a", "ohlcv_b", "ohlcv_c")) {
+      views.add(ViewDefinition.of(name, OHLCV, TableName.parse("lake.analytics." + name)));
+    }
+
+    // When the three views plan and refresh at once, as they do after a commit to their source
+    long pinned = snapshot;
+    List<RefreshOutcome> outcomes = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(views.size());
+    try {
+      List<Future<RefreshOutcome>> refreshes = new ArrayList<>();
+      for (ViewDefinition each : views) {
+        refreshes.add(
+            pool.submit(
+                () ->
+                    refresher.refresh(
+                        ViewRefresherTest.request(each, pinned, null, DirtyBuckets.none()),
+                        ViewRefresher.ProgressListener.NONE)));
+      }
+      for (Future<RefreshOutcome> refresh : refreshes) {
+        outcomes.add(refresh.get());
+      }
+    } finally {
+      pool.shutdown();
+    }
+
+    // Then the source's metadata file, manifest list and eight manifests were read from the store
+    // once between them, not once per view that asked while another's read was in flight, and
+    // every view equals its query
+    long metadata = 0;
+    long manifestLists = 0;
+    long manifests = 0;
+    for (RefreshOutcome outcome : outcomes) {
+      assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+      metadata += outcome.requests().count(RequestKind.TABLE_METADATA, RequestStage.PLAN);
+      manifestLists += outcome.requests().count(RequestKind.MANIFEST_LIST, RequestStage.PLAN);
+      manifests += outcome.requests().count(RequestKind.MANIFEST, RequestStage.PLAN);
+    }
+    assertThat(metadata).isEqualTo(1);
+    assertThat(manifestLists).isEqualTo(1);
+    assertThat(manifests).isEqualTo(8);
+    for (ViewDefinition each : views) {
+      OracleAssertions.assertMatches(
+          lake.catalog().loadTable(each.target().identifier()), trades, pinned, OHLCV);
+    }
   }
 
   @Test
