@@ -354,8 +354,8 @@ public final class FloeConfig extends AbstractConfig {
                   + "table of its join keys and the columns the view reads, built once per snapshot "
                   + "and shared by the refreshes that pin it. A dimension whose table alone would "
                   + "take more is rejected, naming the table and this key. Views with joins are not "
-                  + "served yet (the service rejects joins when it validates a view): this bounds "
-                  + "the engine that will evaluate them.");
+                  + "served yet (the service rejects joins when it validates a view), and nothing "
+                  + "reads this key until they are.");
 
   private final Path baseDirectory;
   private final Map<String, String> raw;

@@ -357,8 +357,8 @@ public final class FloeService implements AutoCloseable {
     try {
       executor.close();
       scans.shutdownNow();
+      io.shutdownNow(); // Before the pool its detections read ahead on.
       remoteReads.shutdownNow();
-      io.shutdownNow();
       catalogs.close();
     } catch (Exception e) {
       LOG.warn("Error while stopping", e);

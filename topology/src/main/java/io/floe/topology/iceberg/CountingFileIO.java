@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.regex.Pattern;
@@ -203,8 +204,12 @@ public final class CountingFileIO
       return;
     }
     List<Future<?>> reads = new ArrayList<>();
-    for (ManifestFile manifest : toRead.values()) {
-      reads.add(pool.submit(() -> readWholeInto(manifest)));
+    try {
+      for (ManifestFile manifest : toRead.values()) {
+        reads.add(pool.submit(() -> readWholeInto(manifest)));
+      }
+    } catch (RejectedExecutionException e) {
+      // The pool is shutting down with the service: the walk reads what was not submitted.
     }
     for (Future<?> read : reads) {
       try {

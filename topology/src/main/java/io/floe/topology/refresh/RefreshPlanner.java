@@ -4,6 +4,7 @@ import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.SourceColumns;
 import java.util.List;
@@ -102,6 +103,8 @@ final class RefreshPlanner {
    *     pinned snapshot with
    * @param bucketing the view's bucket arithmetic, which turns a requested time range into buckets
    * @param decomposable whether the view can take the delta path
+   * @param manifests where a catch-up over snapshots on a remote store reads their manifests ahead
+   *     of detection's walk
    */
   static Plan plan(
       RefreshRequest request,
@@ -111,7 +114,8 @@ final class RefreshPlanner {
       SourceColumns reads,
       BucketedView buckets,
       Bucketing bucketing,
-      boolean decomposable) {
+      boolean decomposable,
+      ManifestWork manifests) {
     RefreshId id = request.id();
     long pin = pinned.snapshotId();
     CompiledView view = request.view();
@@ -212,7 +216,8 @@ final class RefreshPlanner {
       for (long snapshot : between) {
         dirty =
             dirty.union(
-                DirtyBucketDetector.detect(source, snapshot, List.of(buckets)).get(buckets.view()));
+                DirtyBucketDetector.detect(source, snapshot, List.of(buckets), manifests)
+                    .get(buckets.view()));
       }
     }
     if (dirty.full()) {

@@ -240,7 +240,8 @@ public final class ViewRefresher {
               reads,
               buckets,
               bound.plan().bucketing(),
-              evaluator.decomposition().isPresent());
+              evaluator.decomposition().isPresent(),
+              manifests);
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
         // The run that committed it may have stopped before its compaction.
         return maintain(target, view, outcomes.alreadyApplied(), null);
