@@ -260,15 +260,7 @@ public final class FloeTopology {
               settings.events().topics(),
               Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("events-source"))
           .process(
-              () ->
-                  new IngestCommitEventsProcessor(
-                      serdes.tableCommitted().deserializer(),
-                      settings.events().lakekeeperCatalog(),
-                      catalogs,
-                      services.views(),
-                      services.io(),
-                      settings.tick(),
-                      metrics),
+              () -> new IngestCommitEventsProcessor(settings, services),
               Named.as(IngestCommitEventsProcessor.NAME))
           .split(Named.as("ingested-"))
           .branch(
@@ -373,16 +365,7 @@ public final class FloeTopology {
                     .withStreamPartitioner(ViewPartitioner.INSTANCE)
                     .withNumberOfPartitions(settings.partitions()))
             .process(
-                () ->
-                    new MaintainViewProcessor(
-                        services.refreshes(),
-                        catalogs,
-                        services.views(),
-                        services.io(),
-                        settings.partitions(),
-                        settings.tick(),
-                        settings.maxBackoff(),
-                        metrics),
+                () -> new MaintainViewProcessor(settings, services),
                 Named.as(MaintainViewProcessor.NAME),
                 StoreNames.VIEW_STATE);
 

@@ -2,19 +2,17 @@ package io.floe.topology.processor;
 
 import io.floe.schemas.TableCommitted;
 import io.floe.topology.FloeMetrics;
+import io.floe.topology.FloeTopology.Services;
+import io.floe.topology.FloeTopology.Settings;
 import io.floe.topology.ingest.CommitEventDecoder;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.ingest.Decoded;
 import io.floe.topology.ingest.WatchedTableLocations;
-import io.floe.topology.view.ViewIndex;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.concurrent.Executor;
-import java.util.function.Function;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -37,10 +35,8 @@ public final class IngestCommitEventsProcessor
 
   private final Deserializer<TableCommitted> notices;
   private final String lakekeeperCatalog;
-  private final Function<String, Catalog> catalogs;
-  private final ViewIndex views;
-  private final Executor io;
   private final Duration tick;
+  private final Services services;
   private final FloeMetrics metrics;
   // S3 notifications of unknown locations, decoded again once the locations are loaded.
   private final Deque<Held> held = new ArrayDeque<>();
@@ -54,27 +50,25 @@ public final class IngestCommitEventsProcessor
   /** An event held until the locations are loaded, with the topic it came from. */
   private record Held(Record<byte[], byte[]> record, String topic) {}
 
-  public IngestCommitEventsProcessor(
-      Deserializer<TableCommitted> notices,
-      String lakekeeperCatalog,
-      Function<String, Catalog> catalogs,
-      ViewIndex views,
-      Executor io,
-      Duration tick,
-      FloeMetrics metrics) {
-    this.notices = notices;
-    this.lakekeeperCatalog = lakekeeperCatalog;
-    this.catalogs = catalogs;
-    this.views = views;
-    this.io = io;
-    this.tick = tick;
-    this.metrics = metrics;
+  /**
+   * @param settings the topology's settings: the serde of notices, the Lakekeeper catalog's name,
+   *     how often held events are decoded again
+   * @param services the catalogs and the views whose tables' locations S3 notifications are matched
+   *     against, the executor that loads them, the metrics
+   */
+  public IngestCommitEventsProcessor(Settings settings, Services services) {
+    this.notices = settings.serdes().tableCommitted().deserializer();
+    this.lakekeeperCatalog = settings.events().lakekeeperCatalog();
+    this.tick = settings.tick();
+    this.services = services;
+    this.metrics = services.metrics();
   }
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.locations = new WatchedTableLocations(views, catalogs, io);
+    this.locations =
+        new WatchedTableLocations(services.views(), services.catalogs(), services.io());
     this.decoder = new CommitEventDecoder(notices, lakekeeperCatalog, locations);
     locations.refreshIfViewsChanged();
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, now -> tick());

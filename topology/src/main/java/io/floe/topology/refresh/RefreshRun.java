@@ -135,8 +135,9 @@ final class RefreshRun {
             plan.bucketColumn(),
             manifests);
     List<FileScanTask> planned =
-        (recompute.deltaBase() == null ? reader : reader.appendedAfter(recompute.deltaBase()))
-            .plan();
+        recompute.deltaBase() == null
+            ? reader.plan()
+            : reader.planAppendedAfter(recompute.deltaBase());
     DataExtent extent = DataExtent.of(planned, bucketField, plan.bucketing());
     ChunkPlan chunkPlan =
         ChunkPlan.of(

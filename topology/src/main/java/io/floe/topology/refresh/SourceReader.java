@@ -13,7 +13,6 @@ import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SnapshotUtil;
 
 /**
@@ -24,11 +23,9 @@ final class SourceReader {
 
   private final Table table;
   private final long snapshotId;
-  private final Schema schema;
   private final Schema projection;
   private final Expression filter;
   private final List<String> statsColumns;
-  private final Long appendedAfter;
   private final ManifestWork manifests;
 
   /**
@@ -45,73 +42,42 @@ final class SourceReader {
       Expression filter,
       String bucketColumn,
       ManifestWork manifests) {
-    this(table, snapshotId, schema, columns, filter, List.of(bucketColumn), null, manifests);
-  }
-
-  private SourceReader(
-      Table table,
-      long snapshotId,
-      Schema schema,
-      List<String> columns,
-      Expression filter,
-      List<String> statsColumns,
-      Long appendedAfter,
-      ManifestWork manifests) {
-    this.manifests = manifests;
     this.table = table;
     this.snapshotId = snapshotId;
-    this.schema = schema;
     this.projection = schema.select(columns);
     this.filter = filter;
-    this.statsColumns = statsColumns;
-    this.appendedAfter = appendedAfter;
-  }
-
-  /**
-   * A reader of only the rows that the append snapshots after {@code fromExclusive} up to this
-   * reader's snapshot added. Iceberg's incremental append scan silently skips every other kind of
-   * snapshot: the caller must know that the snapshots in between only appended or compacted.
-   */
-  SourceReader appendedAfter(long fromExclusive) {
-    return new SourceReader(
-        table,
-        snapshotId,
-        schema,
-        projectedNames(),
-        filter,
-        statsColumns,
-        fromExclusive,
-        manifests);
-  }
-
-  private List<String> projectedNames() {
-    return projection.columns().stream().map(Types.NestedField::name).toList();
-  }
-
-  private CloseableIterable<FileScanTask> planFiles() {
-    return appendedAfter == null
-        ? planFiles(table.newScan().useSnapshot(snapshotId))
-        : planFiles(
-            table
-                .newIncrementalAppendScan()
-                .fromSnapshotExclusive(appendedAfter)
-                .toSnapshot(snapshotId));
-  }
-
-  private <S extends Scan<S, FileScanTask, CombinedScanTask>>
-      CloseableIterable<FileScanTask> planFiles(S scan) {
-    return manifests
-        .scan(
-            scan.filter(filter).project(projection).includeColumnStats(statsColumns),
-            table,
-            table.snapshot(snapshotId))
-        .planFiles();
+    this.statsColumns = List.of(bucketColumn);
+    this.manifests = manifests;
   }
 
   /** The files to read, planned from the pinned snapshot with the filter. */
   List<FileScanTask> plan() {
+    return plan(table.newScan().useSnapshot(snapshotId));
+  }
+
+  /**
+   * The files of only the rows that the append snapshots after {@code fromExclusive} up to the
+   * pinned snapshot added, with the filter. Iceberg's incremental append scan silently skips every
+   * other kind of snapshot: the caller must know that the snapshots in between only appended or
+   * compacted.
+   */
+  List<FileScanTask> planAppendedAfter(long fromExclusive) {
+    return plan(
+        table
+            .newIncrementalAppendScan()
+            .fromSnapshotExclusive(fromExclusive)
+            .toSnapshot(snapshotId));
+  }
+
+  private <S extends Scan<S, FileScanTask, CombinedScanTask>> List<FileScanTask> plan(S scan) {
     List<FileScanTask> tasks = new java.util.ArrayList<>();
-    try (CloseableIterable<FileScanTask> planned = planFiles()) {
+    try (CloseableIterable<FileScanTask> planned =
+        manifests
+            .scan(
+                scan.filter(filter).project(projection).includeColumnStats(statsColumns),
+                table,
+                table.snapshot(snapshotId))
+            .planFiles()) {
       planned.forEach(tasks::add);
     } catch (IOException e) {
       throw new UncheckedIOException(

@@ -7,6 +7,8 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlBasicAggFunction;
 import org.apache.calcite.sql.type.OperandTypes;
 import org.apache.calcite.sql.type.ReturnTypes;
+import org.apache.calcite.sql.type.SqlOperandTypeChecker;
+import org.apache.calcite.sql.type.SqlReturnTypeInference;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
 
@@ -38,31 +40,22 @@ public final class TrinoFunctions {
 
   /** {@code count_if(condition)}: rows where the condition is true. */
   public static final SqlAggFunction COUNT_IF =
-      SqlBasicAggFunction.create(
-          "COUNT_IF",
-          SqlKind.OTHER_FUNCTION,
-          ReturnTypes.explicit(SqlTypeName.BIGINT),
-          OperandTypes.BOOLEAN);
+      aggregate("COUNT_IF", ReturnTypes.explicit(SqlTypeName.BIGINT), OperandTypes.BOOLEAN);
 
   /**
    * {@code arbitrary(x)}: some non-null value of the group. Floe returns the smallest, so that a
    * recompute always yields the same row.
    */
   public static final SqlAggFunction ARBITRARY =
-      SqlBasicAggFunction.create(
-          "ARBITRARY",
-          SqlKind.OTHER_FUNCTION,
-          ReturnTypes.ARG0_NULLABLE_IF_EMPTY,
-          OperandTypes.COMPARABLE_ORDERED);
+      aggregate("ARBITRARY", ReturnTypes.ARG0_NULLABLE_IF_EMPTY, OperandTypes.COMPARABLE_ORDERED);
 
   /**
    * {@code approx_distinct(x [, max_standard_error])}: Floe counts exactly, which is within every
    * error bound and reproducible.
    */
   public static final SqlAggFunction APPROX_DISTINCT =
-      SqlBasicAggFunction.create(
+      aggregate(
           "APPROX_DISTINCT",
-          SqlKind.OTHER_FUNCTION,
           ReturnTypes.explicit(SqlTypeName.BIGINT),
           OperandTypes.or(
               OperandTypes.ANY, OperandTypes.family(SqlTypeFamily.ANY, SqlTypeFamily.NUMERIC)));
@@ -73,14 +66,19 @@ public final class TrinoFunctions {
    * fraction of the (weighted) rows.
    */
   public static final SqlAggFunction APPROX_PERCENTILE =
-      SqlBasicAggFunction.create(
+      aggregate(
           "APPROX_PERCENTILE",
-          SqlKind.OTHER_FUNCTION,
           ReturnTypes.ARG0_NULLABLE_IF_EMPTY,
           OperandTypes.or(
               OperandTypes.family(SqlTypeFamily.NUMERIC, SqlTypeFamily.NUMERIC),
               OperandTypes.family(
                   SqlTypeFamily.NUMERIC, SqlTypeFamily.NUMERIC, SqlTypeFamily.NUMERIC)));
+
+  /** A Trino aggregate Calcite does not know, so of no kind Calcite treats specially. */
+  private static SqlAggFunction aggregate(
+      String name, SqlReturnTypeInference returnType, SqlOperandTypeChecker operands) {
+    return SqlBasicAggFunction.create(name, SqlKind.OTHER_FUNCTION, returnType, operands);
+  }
 
   private TrinoFunctions() {}
 }
