@@ -174,14 +174,7 @@ class DimensionJoinQueryTest {
         "SELECT s.sector, date_trunc('day', t.ts) AS day, count(*) AS n " + from + " GROUP BY 1, 2";
 
     // When it is parsed and bound, then it is rejected where the shape goes wrong
-    assertThatThrownBy(() -> bind(sql))
-        .isInstanceOfSatisfying(
-            InvalidViewException.class,
-            e -> {
-              assertThat(e.rule()).isEqualTo(ViewRule.DIMENSION_JOIN);
-              assertThat(e.detail()).contains(detail);
-              assertThat(List.of(e.line(), e.column())).containsExactly(line, column);
-            });
+    assertRejectedAt(sql, line, column, detail);
   }
 
   @Test
@@ -195,15 +188,7 @@ class DimensionJoinQueryTest {
         """;
 
     // Then it is rejected at the bucket's column: dirty buckets come from the fact files
-    assertThatThrownBy(() -> bind(sql))
-        .isInstanceOfSatisfying(
-            InvalidViewException.class,
-            e -> {
-              assertThat(e.rule()).isEqualTo(ViewRule.DIMENSION_JOIN);
-              assertThat(e.detail())
-                  .contains("listed_at is a column of dimension lake.ref.symbols");
-              assertThat(List.of(e.line(), e.column())).containsExactly(1, 36);
-            });
+    assertRejectedAt(sql, 1, 36, "listed_at is a column of dimension lake.ref.symbols");
   }
 
   @Test
@@ -219,14 +204,7 @@ class DimensionJoinQueryTest {
         """;
 
     // Then the second dimension is rejected at its name
-    assertThatThrownBy(() -> bind(sql))
-        .isInstanceOfSatisfying(
-            InvalidViewException.class,
-            e -> {
-              assertThat(e.rule()).isEqualTo(ViewRule.DIMENSION_JOIN);
-              assertThat(e.detail()).contains("lake.ref.venues", "another dimension");
-              assertThat(List.of(e.line(), e.column())).containsExactly(4, 6);
-            });
+    assertRejectedAt(sql, 4, 6, "lake.ref.venues", "another dimension");
   }
 
   @Test
@@ -239,15 +217,7 @@ class DimensionJoinQueryTest {
         GROUP BY 1, 2
         """;
 
-    assertThatThrownBy(() -> bind(sql))
-        .isInstanceOfSatisfying(
-            InvalidViewException.class,
-            e -> {
-              assertThat(e.rule()).isEqualTo(ViewRule.DIMENSION_JOIN);
-              assertThat(e.detail())
-                  .contains("of the same type", "compares a computed or cast value");
-              assertThat(List.of(e.line(), e.column())).containsExactly(2, 32);
-            });
+    assertRejectedAt(sql, 2, 32, "of the same type", "compares a computed or cast value");
   }
 
   @Test
@@ -283,6 +253,21 @@ class DimensionJoinQueryTest {
               assertThat(e.rule()).isEqualTo(ViewRule.DIMENSION_JOIN);
               assertThat(e.detail()).contains("in the outer query's FROM");
               assertThat(e.line()).isEqualTo(3);
+            });
+  }
+
+  /**
+   * Asserts that binding {@code sql} is rejected as a dimension join Floe does not take, at {@code
+   * line} and {@code column}, with a detail containing each of {@code details}.
+   */
+  private static void assertRejectedAt(String sql, int line, int column, String... details) {
+    assertThatThrownBy(() -> bind(sql))
+        .isInstanceOfSatisfying(
+            InvalidViewException.class,
+            e -> {
+              assertThat(e.rule()).isEqualTo(ViewRule.DIMENSION_JOIN);
+              assertThat(e.detail()).contains(details);
+              assertThat(List.of(e.line(), e.column())).containsExactly(line, column);
             });
   }
 }
