@@ -3,6 +3,7 @@ package io.floe.topology.refresh.eval.agg;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.refresh.eval.expr.CompiledExpressions;
+import io.floe.topology.refresh.eval.expr.VectorPredicate;
 import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.DoubleVector;
 import io.floe.topology.refresh.eval.vector.Vectors.LongKind;
@@ -17,11 +18,12 @@ import java.util.Map;
 
 /**
  * The columnar hash aggregation of one worker of a refresh (DESIGN §5): batches of source rows go
- * in, filtered to the chunk's buckets; group keys are encoded to longs (integers and temporal
- * values as themselves, doubles by their bits, anything else through a dictionary of ids) and
- * looked up in an open-addressing table of group ids; each aggregate keeps its state in arrays
- * indexed by group id ({@link AggregateStates}). Partial aggregations of the same refresh merge
- * exactly; the merged one yields the output rows. Not thread-safe: one per worker.
+ * in, filtered to the chunk's buckets and by the view's WHERE (over the vectors when it is a {@link
+ * VectorPredicate}); group keys are encoded to longs (integers and temporal values as themselves,
+ * doubles by their bits, anything else through a dictionary of ids) and looked up in an
+ * open-addressing table of group ids; each aggregate keeps its state in arrays indexed by group id
+ * ({@link AggregateStates}). Partial aggregations of the same refresh merge exactly; the merged one
+ * yields the output rows. Not thread-safe: one per worker.
  */
 public final class PartialAggregation {
 
@@ -37,6 +39,7 @@ public final class PartialAggregation {
   private final int[] keyColumns;
   private final KeyEncoder[] encoders;
   private final AggregateStates.State[] states;
+  private final VectorPredicate.Selector where;
   private final int[] groupOfRow = new int[Vectors.BATCH];
 
   private final long[] scratch;
@@ -101,6 +104,7 @@ public final class PartialAggregation {
         inputs[j] = new LongVector(((LongVector) bucketed).kind);
       }
     }
+    this.where = input.where() == null ? null : input.where().newSelector();
     this.keyColumns = query.groupKeys();
     if (keyColumns.length > 64) {
       throw new IllegalArgumentException("more than 64 group keys are not supported");
@@ -137,6 +141,7 @@ public final class PartialAggregation {
   public void add(int n) {
     selectChunk(n);
     if (input.isColumnar()) {
+      selectWhere(n);
       computeBuckets(n);
     } else {
       evaluateRows(n);
@@ -154,6 +159,19 @@ public final class PartialAggregation {
     for (int i = 0; i < n; i++) {
       boolean in = bucket.isNull(i) ? nullBucket : ranges.contains(((LongVector) bucket).values[i]);
       groupOfRow[i] = in ? 0 : -1;
+    }
+  }
+
+  /** Rows the view's WHERE does not select (FALSE or UNKNOWN) get group -1 too. */
+  private void selectWhere(int n) {
+    if (where == null) {
+      return;
+    }
+    long[] selected = where.select(source, n);
+    for (int i = 0; i < n; i++) {
+      if (!VectorPredicate.Selector.isSet(selected, i)) {
+        groupOfRow[i] = -1;
+      }
     }
   }
 

@@ -266,6 +266,26 @@ final class ExactTimestamps {
     return converted;
   }
 
+  /**
+   * {@link #convert} of a known count of timestamp type {@code from}'s unit to timestamp type
+   * {@code to}: the same rounding and scaling, on the value (a cast of a literal, for {@link
+   * VectorPredicate}).
+   */
+  static long convert(long units, RelDataType from, RelDataType to) {
+    long converted = units;
+    int digits = digits(from);
+    if (to.getPrecision() < from.getPrecision() && to.getPrecision() < digits) {
+      converted = TimestampFunctions.round(converted, pow10(digits - to.getPrecision()));
+    }
+    if (digits(to) > digits) {
+      return TimestampFunctions.scale(converted, pow10(digits(to) - digits));
+    }
+    if (digits(to) < digits) {
+      return TimestampFunctions.floorDiv(converted, pow10(digits - digits(to)));
+    }
+    return converted;
+  }
+
   /** {@code function(value, factor)}, one of {@link TimestampFunctions}' longs. */
   private RexNode units(SqlFunction function, RexNode value, long factor) {
     return rexBuilder.makeCall(
@@ -281,12 +301,15 @@ final class ExactTimestamps {
     if (value == null) {
       return rexBuilder.makeNullLiteral(bigint(types, literal.getType()));
     }
+    return rexBuilder.makeBigintLiteral(BigDecimal.valueOf(units(value, literal.getType())));
+  }
+
+  /** A timestamp's digits as the count of the unit of timestamp type {@code type}. */
+  static long units(TimestampString value, RelDataType type) {
     LocalDateTime at = LocalDateTime.parse(value.toString().replace(' ', 'T'));
-    long unitsPerSecond = unitsPerSecond(literal.getType());
-    long units =
-        TimestampFunctions.scale(at.toEpochSecond(ZoneOffset.UTC), unitsPerSecond)
-            + at.getNano() / (1_000_000_000L / unitsPerSecond);
-    return rexBuilder.makeBigintLiteral(BigDecimal.valueOf(units));
+    long unitsPerSecond = unitsPerSecond(type);
+    return TimestampFunctions.scale(at.toEpochSecond(ZoneOffset.UTC), unitsPerSecond)
+        + at.getNano() / (1_000_000_000L / unitsPerSecond);
   }
 
   /** The timestamp without time zone of the same precision and nullability. */
@@ -316,7 +339,7 @@ final class ExactTimestamps {
   }
 
   /** Digits of a second the type's unit counts: 6 (microseconds) or 9 (nanoseconds). */
-  private static int digits(RelDataType type) {
+  static int digits(RelDataType type) {
     return type.getPrecision() > 6 ? 9 : 6;
   }
 
