@@ -1,6 +1,7 @@
 package io.floe.topology.refresh.eval.expr;
 
 import io.floe.topology.refresh.eval.expr.VectorPredicate.Comparison;
+import io.floe.topology.refresh.eval.expr.VectorPredicate.LongRange;
 import io.floe.topology.refresh.eval.expr.VectorPredicate.ValueComparison;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -92,12 +93,14 @@ final class VectorPredicateCompiler {
 
   /**
    * AND or OR of the compiled operands; in an OR, equalities of one object column with literals
-   * become one IN list, so that a dictionary is consulted once per entry for the whole list.
+   * become one IN list, so that a dictionary is consulted once per entry for the whole list, and in
+   * an AND, ranges of one long column become their intersection ({@code BETWEEN} is one pass).
    */
   private VectorPredicate junction(RexCall call) {
     boolean isOr = call.getKind() == SqlKind.OR;
     List<VectorPredicate> operands = new ArrayList<>();
     Map<Integer, SortedSet<Object>> lists = new LinkedHashMap<>();
+    Map<Integer, LongRange> ranges = new LinkedHashMap<>();
     for (RexNode operand : call.getOperands()) {
       VectorPredicate compiled = compile(operand);
       if (compiled == null) {
@@ -107,6 +110,8 @@ final class VectorPredicateCompiler {
           && compiled instanceof ValueComparison equality
           && equality.comparison == Comparison.EQ) {
         lists.computeIfAbsent(equality.column, c -> new TreeSet<>()).add(equality.literal);
+      } else if (!isOr && compiled instanceof LongRange range && range.inside) {
+        ranges.merge(range.column, range, VectorPredicateCompiler::intersection);
       } else {
         operands.add(compiled);
       }
@@ -117,7 +122,15 @@ final class VectorPredicateCompiler {
                 literals.size() == 1
                     ? new ValueComparison(column, Comparison.EQ, (Comparable<?>) literals.first())
                     : new VectorPredicate.ValueIn(column, literals)));
+    operands.addAll(ranges.values());
     return operands.size() == 1 ? operands.get(0) : new VectorPredicate.Junction(isOr, operands);
+  }
+
+  /** The values of a long column in both ranges (an empty range when none is). */
+  private static LongRange intersection(LongRange a, LongRange b) {
+    long low = Math.max(a.low, b.low);
+    long high = Math.min(a.high, b.high);
+    return low > high ? never(a.column) : new LongRange(a.column, low, high, true);
   }
 
   /**
@@ -364,17 +377,16 @@ final class VectorPredicateCompiler {
     if (from.compareTo(to) > 0) {
       return inside ? never(column) : always(column);
     }
-    return new VectorPredicate.LongRange(
-        column, from.longValueExact(), to.longValueExact(), inside);
+    return new LongRange(column, from.longValueExact(), to.longValueExact(), inside);
   }
 
   /** FALSE for every non-null value of the column (UNKNOWN for nulls). */
-  private static VectorPredicate never(int column) {
-    return new VectorPredicate.LongRange(column, 1, 0, true);
+  private static LongRange never(int column) {
+    return new LongRange(column, 1, 0, true);
   }
 
   /** TRUE for every non-null value of the column (UNKNOWN for nulls). */
   private static VectorPredicate always(int column) {
-    return new VectorPredicate.LongRange(column, Long.MIN_VALUE, Long.MAX_VALUE, true);
+    return new LongRange(column, Long.MIN_VALUE, Long.MAX_VALUE, true);
   }
 }

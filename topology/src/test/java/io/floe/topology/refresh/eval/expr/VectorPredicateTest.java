@@ -303,6 +303,14 @@ class VectorPredicateTest {
     return row;
   }
 
+  @Test
+  void shouldCompileABetweenOfALongColumnToOneRangeAndAnInListOfStringsToOneList()
+      throws InvalidViewException {
+    assertThat(columnar("i BETWEEN -2 AND 4").orElseThrow()).hasToString("$2 in [-2, 4]");
+    assertThat(columnar("i > 3 AND i < 0").orElseThrow()).hasToString("$2 in [1, 0]");
+    assertThat(columnar("s IN ('s4', 's1', 's2')").orElseThrow()).hasToString("$5 in [s1, s2, s4]");
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {
