@@ -76,6 +76,7 @@ public final class FloeService implements AutoCloseable {
   private ViewCommands commands;
   private CommitNotices notices;
   private ViewsFileWatcher watcher;
+  private volatile Thread warmUpThread;
 
   /**
    * A service for {@code config}, not started yet.
@@ -270,6 +271,7 @@ public final class FloeService implements AutoCloseable {
             },
             "floe-warm-up");
     thread.setDaemon(true);
+    warmUpThread = thread;
     thread.start();
   }
 
@@ -351,6 +353,7 @@ public final class FloeService implements AutoCloseable {
       return;
     }
     LOG.info("Stopping Floe");
+    stopWarmUp();
     if (watcher != null) {
       watcher.close();
     }
@@ -387,12 +390,21 @@ public final class FloeService implements AutoCloseable {
     stopped.countDown();
   }
 
+  /** A warm-up waiting for its next round would otherwise outlive the service in its JVM. */
+  private void stopWarmUp() {
+    Thread thread = warmUpThread;
+    if (thread != null) {
+      thread.interrupt();
+    }
+  }
+
   /**
    * Stops abruptly, as a crash would: no final commit, no clean shutdown of the stream threads'
    * transactions. For fault tests.
    */
   public void crash() {
     closed.set(true);
+    stopWarmUp();
     if (streams != null) {
       streams.close(Duration.ZERO);
     }
