@@ -3,6 +3,7 @@ package io.floe.app.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.floe.app.service.FloeService;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.testing.IcebergFixture;
@@ -21,6 +22,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.util.SnapshotUtil;
+import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,6 +78,28 @@ class FloeServiceIT {
 
   private List<Record> randomTrades(int n, String day, int hourFrom, int hourTo) {
     return lake.randomTrades(random, n, day, hourFrom, hourTo);
+  }
+
+  @Test
+  void shouldStopTheEngineWarmUpWithTheServiceWhileItWaitsForItsRounds() throws Exception {
+    // Given a running service whose engine warm-up has begun (8 rounds, 2 s of quiet before each)
+    FloeService service = floe.start("a");
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .until(() -> service.streams().state() == KafkaStreams.State.RUNNING);
+    await().atMost(Duration.ofSeconds(30)).until(() -> warmUpThreads() > 0);
+
+    // When the service stops
+    service.close();
+
+    // Then the warm-up ends with it instead of taking its remaining rounds in this JVM
+    await().atMost(Duration.ofSeconds(5)).until(() -> warmUpThreads() == 0);
+  }
+
+  private static long warmUpThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals("floe-warm-up") && t.isAlive())
+        .count();
   }
 
   @Test

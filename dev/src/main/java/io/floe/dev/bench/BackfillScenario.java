@@ -383,7 +383,8 @@ final class BackfillScenario {
         }
         long engineWarmupBegin = System.nanoTime();
         if (engineWarmupRows > 0) {
-          EngineWarmup.run(engineWarmupRows);
+          // In the rounds floe run takes, here without refreshes to wait for.
+          EngineWarmup.runBetween(engineWarmupRows, () -> {});
         }
         double engineWarmupSeconds = (System.nanoTime() - engineWarmupBegin) / 1e9;
         RefreshRequest request =

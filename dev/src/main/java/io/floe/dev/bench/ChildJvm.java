@@ -90,8 +90,8 @@ final class ChildJvm {
     return command(thisJava(), main, jvmOptions, args);
   }
 
-  private static List<String> command(
-      Path java, Class<?> main, List<String> jvmOptions, String... args) {
+  /** As {@link #command(Class, List, String...)}, on {@code java}. */
+  static List<String> command(Path java, Class<?> main, List<String> jvmOptions, String... args) {
     List<String> command = new ArrayList<>();
     command.add(java.toString());
     command.addAll(jvmOptions);

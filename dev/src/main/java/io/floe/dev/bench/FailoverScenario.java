@@ -1,11 +1,13 @@
 package io.floe.dev.bench;
 
+import io.floe.testing.Jdks;
 import io.floe.testing.oracle.Oracle;
 import io.floe.testing.workload.TableWrites;
 import io.floe.testing.workload.Trades;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
@@ -27,7 +29,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * Scenario {@code failover}: what restarts, deploys and lost instances cost in freshness. Two
- * instances of Floe, each {@code floe run} in a JVM of its own on Floe's defaults, maintain the
+ * instances of Floe, each {@code floe run} in a JVM of its own on Floe's defaults, started as the
+ * service image starts it (Java 25 and the ahead-of-time cache of a training run), maintain the
  * freshness scenario's three views while the source commits every 500 ms; then, one after the
  * other: a clean restart of one instance (SIGTERM, started again), a {@code kill -9} and restart, a
  * {@code kill -9} with no restart (the survivor takes over), a rolling restart of every instance
@@ -105,9 +108,11 @@ final class FailoverScenario {
             .parameter("settledSeconds", SETTLED.toSeconds())
             .parameter("viewRefresh", REFRESH)
             .parameter("jvm", String.join(" ", FloeProcess.JVM_OPTIONS));
-    measure(ctx, "defaults", false, result);
+    FloeProcess.Launch launch = launch(ctx, result);
+    result.parameter("instanceJvm", launch.description());
+    measure(ctx, "defaults", false, launch, result);
     if (!ctx.quick()) {
-      measure(ctx, "static", true, result);
+      measure(ctx, "static", true, launch, result);
     }
     result.note(
         "Lags are those of the source commits made from the event until it is over (every"
@@ -124,8 +129,40 @@ final class FailoverScenario {
     return result;
   }
 
+  /**
+   * The instances start as the service image starts Floe: on a Java 25 from an ahead-of-time cache
+   * trained by the image's training run ({@link AotTraining}) on the bench's class path, once for
+   * the scenario. Without a Java 25 they run on the bench's JVM with no cache, and a note says so:
+   * their starts then cost more than the image's.
+   */
+  private static FloeProcess.Launch launch(BenchContext ctx, ScenarioResult result)
+      throws Exception {
+    Path java25 = Jdks.java25();
+    if (java25 == null) {
+      result.note("no Java 25 for the image's ahead-of-time cache: " + Jdks.noJava25());
+      return FloeProcess.Launch.plain();
+    }
+    Path dir = ctx.dir(NAME + "-aot");
+    Path cache = dir.resolve("floe-failover.aot");
+    ctx.progress(NAME, "training the ahead-of-time cache on " + java25 + ", as the image's build");
+    AotTraining.train(
+        java25,
+        System.getProperty("java.class.path"),
+        cache,
+        dir.resolve("aot-training"),
+        FloeProcess.JVM_OPTIONS);
+    return new FloeProcess.Launch(
+        java25,
+        List.of("-XX:AOTCache=" + cache),
+        java25 + " with the ahead-of-time cache of a training run, as the image");
+  }
+
   private static void measure(
-      BenchContext ctx, String membership, boolean staticMembers, ScenarioResult result)
+      BenchContext ctx,
+      String membership,
+      boolean staticMembers,
+      FloeProcess.Launch launch,
+      ScenarioResult result)
       throws Exception {
     StringBuilder yaml = new StringBuilder("views:\n");
     for (String[] v : FreshnessScenario.VIEWS) {
@@ -156,7 +193,7 @@ final class FailoverScenario {
         if (staticMembers) {
           settings.put("group.instance.id", "floe-" + i);
         }
-        instances.add(bench.process("floe-" + i, settings));
+        instances.add(bench.process("floe-" + i, settings, launch));
       }
       progress(ctx, membership, "starting " + INSTANCES + " instances on a day of history");
       for (FloeProcess instance : instances) {

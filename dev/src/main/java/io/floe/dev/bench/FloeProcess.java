@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +27,18 @@ final class FloeProcess implements AutoCloseable {
   /** The service's heap, fixed so that two instances and the bench fit the machine. */
   static final List<String> JVM_OPTIONS = List.of("-Xmx512m", "-XX:+ExitOnOutOfMemoryError");
 
+  /**
+   * How the JVM of an instance is started: its launcher and options beside {@link #JVM_OPTIONS},
+   * such as the ahead-of-time cache the service image starts from.
+   */
+  record Launch(Path java, List<String> options, String description) {
+
+    /** The bench's own JVM, nothing beside the heap. */
+    static Launch plain() {
+      return new Launch(ChildJvm.thisJava(), List.of(), "the bench's JVM, no class cache");
+    }
+  }
+
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
@@ -34,11 +47,13 @@ final class FloeProcess implements AutoCloseable {
   private final Path stateDir;
   private final Path log;
   private final int httpPort;
+  private final Launch launch;
   private Process process;
   private boolean stopped;
 
-  FloeProcess(String name, Path config, Path stateDir, Path log, int httpPort) {
+  FloeProcess(String name, Path config, Path stateDir, Path log, int httpPort, Launch launch) {
     this.name = name;
+    this.launch = launch;
     this.config = config;
     this.stateDir = stateDir;
     this.log = log;
@@ -58,8 +73,11 @@ final class FloeProcess implements AutoCloseable {
     if (isAlive()) {
       throw new IllegalStateException(name + " is already running");
     }
+    List<String> options = new ArrayList<>(JVM_OPTIONS);
+    options.addAll(launch.options());
     List<String> command =
-        ChildJvm.command(io.floe.app.Main.class, JVM_OPTIONS, "run", "--config", config.toString());
+        ChildJvm.command(
+            launch.java(), io.floe.app.Main.class, options, "run", "--config", config.toString());
     long at = System.currentTimeMillis();
     stopped = false;
     process =

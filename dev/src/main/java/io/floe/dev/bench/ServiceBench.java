@@ -101,10 +101,11 @@ final class ServiceBench implements AutoCloseable {
   /**
    * An instance of Floe in a process of its own ({@code floe run}), not started: the bench's
    * configuration with its own state directory and an HTTP server on a free loopback port (for its
-   * readiness probe), {@code settings} on top. Its files are named after it in the bench's
-   * directory.
+   * readiness probe), {@code settings} on top, its JVM started as {@code launch} says. Its files
+   * are named after it in the bench's directory.
    */
-  FloeProcess process(String name, Map<String, String> settings) throws IOException {
+  FloeProcess process(String name, Map<String, String> settings, FloeProcess.Launch launch)
+      throws IOException {
     Properties p = new Properties();
     try (Reader reader = Files.newBufferedReader(stack.configFile())) {
       p.load(reader);
@@ -123,7 +124,7 @@ final class ServiceBench implements AutoCloseable {
     try (Writer writer = Files.newBufferedWriter(file)) {
       p.store(writer, "floe run of bench instance " + name);
     }
-    return new FloeProcess(name, file, stateDir, stack.dir().resolve(name + ".log"), port);
+    return new FloeProcess(name, file, stateDir, stack.dir().resolve(name + ".log"), port, launch);
   }
 
   void startFloe() throws Exception {

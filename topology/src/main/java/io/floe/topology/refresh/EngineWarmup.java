@@ -62,7 +62,35 @@ public final class EngineWarmup {
   private static final Instant DAY = Instant.parse("2000-01-01T00:00:00Z");
   private static final int KEYS = 16;
 
+  /**
+   * Rounds of a warm-up between refreshes: a refresh that arrives while one runs shares the cores
+   * with an eighth of the warm-up at most, and the loops still run over every row in all.
+   */
+  static final int ROUNDS = 8;
+
+  /** Waits until the warm-up may take the cores for one round. */
+  @FunctionalInterface
+  public interface Turn {
+    void await() throws InterruptedException;
+  }
+
   private EngineWarmup() {}
+
+  /**
+   * The warm-up of {@code rows} rows in {@link #ROUNDS} rounds of a fresh refresh each, every one
+   * after {@code turn} lets it go: in a service, when its refreshes leave the cores idle.
+   *
+   * @return the rows the rounds' refreshes read, {@code rows} in all
+   */
+  public static long runBetween(int rows, Turn turn) throws InterruptedException {
+    long read = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+      int share = rows / ROUNDS + (round < rows % ROUNDS ? 1 : 0);
+      turn.await();
+      read += run(share).work().rowsRead();
+    }
+    return read;
+  }
 
   /**
    * Writes {@code rows} synthetic rows and refreshes the view over them, then deletes what it

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -24,6 +25,8 @@ public final class RefreshExecutor implements AutoCloseable {
   private final ExecutorService owned;
   private final Map<RefreshId, Job> running = new ConcurrentHashMap<>();
   private final Map<String, String> progress = new ConcurrentHashMap<>();
+  private final Object activity = new Object();
+  private long lastActiveNanos = System.nanoTime(); // Guarded by activity.
 
   /** A submitted refresh. */
   private record Job(CompletableFuture<RefreshOutcome> future, AtomicBoolean cancelled) {}
@@ -52,6 +55,7 @@ public final class RefreshExecutor implements AutoCloseable {
     String view = request.view().name();
     Job job = new Job(new CompletableFuture<>(), new AtomicBoolean());
     running.put(id, job);
+    active();
     executor.execute(
         () -> {
           try {
@@ -67,6 +71,7 @@ public final class RefreshExecutor implements AutoCloseable {
           } finally {
             running.remove(id, job);
             progress.remove(view);
+            active();
           }
         });
     return job.future();
@@ -94,6 +99,34 @@ public final class RefreshExecutor implements AutoCloseable {
   /** Refreshes currently running or queued. */
   public int runningCount() {
     return running.size();
+  }
+
+  /**
+   * Blocks until no refresh has run or waited to run for {@code quiet}, counted from this call at
+   * the earliest: background work that is not a refresh (the engine warm-up) takes its turns there,
+   * so that it never shares the cores with the refreshes a restarted instance catches up with.
+   */
+  public void awaitQuiet(Duration quiet) throws InterruptedException {
+    long called = System.nanoTime();
+    synchronized (activity) {
+      while (true) {
+        long left =
+            running.isEmpty()
+                ? quiet.toNanos() - (System.nanoTime() - Math.max(called, lastActiveNanos))
+                : quiet.toNanos();
+        if (left <= 0) {
+          return;
+        }
+        TimeUnit.NANOSECONDS.timedWait(activity, left);
+      }
+    }
+  }
+
+  private void active() {
+    synchronized (activity) {
+      lastActiveNanos = System.nanoTime();
+      activity.notifyAll();
+    }
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.floe.topology.refresh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class EngineWarmupTest {
@@ -15,5 +16,18 @@ class EngineWarmupTest {
     // minutes of a day
     assertThat(outcome.work().rowsRead()).isEqualTo(20_000);
     assertThat(outcome.work().rowsWritten()).isBetween(1_440L, 16L * 1_440);
+  }
+
+  @Test
+  void shouldReadEveryRowOverItsRoundsEachAfterItsTurn() throws Exception {
+    // Given a warm-up that counts the turns it waits for
+    AtomicInteger turns = new AtomicInteger();
+
+    // When it runs between refreshes over 20 003 rows
+    long read = EngineWarmup.runBetween(20_003, turns::incrementAndGet);
+
+    // Then every row was read, over one round a turn
+    assertThat(read).isEqualTo(20_003);
+    assertThat(turns).hasValue(EngineWarmup.ROUNDS);
   }
 }

@@ -8,7 +8,11 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.AfterEach;
@@ -63,5 +67,59 @@ class RefreshExecutorTest {
     assertThat(worker.get()).isNotSameAs(Thread.currentThread());
     assertThat(worker.get().getName()).matches("floe-refresh-\\d+");
     assertThat(worker.get().isDaemon()).isTrue();
+  }
+
+  @Test
+  void shouldLeaveTheQuietWaitOnlyOnceTheRunningRefreshHasFinishedForTheQuietPeriod()
+      throws Exception {
+    // Given a refresh that holds its thread until it is let go
+    long snapshot =
+        lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 1.0, 1L, "B")));
+    CountDownLatch release = new CountDownLatch(1);
+    ViewRefresher refresher =
+        new ViewRefresher(
+            name -> {
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+              return lake.catalog();
+            });
+    ViewDefinition view =
+        ViewDefinition.of("ohlcv", TradeViews.OHLCV_1M, TableName.parse("lake.analytics.ohlcv"));
+    Duration quiet = Duration.ofMillis(200);
+    try (RefreshExecutor executor = new RefreshExecutor(refresher, 1)) {
+      CompletableFuture<RefreshOutcome> refresh =
+          executor.submit(ViewRefresherTest.request(view, snapshot, null, DirtyBuckets.none()));
+      AtomicLong quietFrom = new AtomicLong();
+      Thread waiter =
+          new Thread(
+              () -> {
+                try {
+                  executor.awaitQuiet(quiet);
+                  quietFrom.set(System.nanoTime());
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      waiter.start();
+      // Until the refresh has waited a whole quiet period and more, the waiter still waits.
+      long waitingSince = System.nanoTime();
+      while (System.nanoTime() - waitingSince < 2 * quiet.toNanos()) {
+        assertThat(waiter.isAlive()).isTrue();
+        Thread.onSpinWait();
+      }
+
+      // When the refresh finishes
+      release.countDown();
+      refresh.join();
+      long finished = System.nanoTime();
+      waiter.join();
+
+      // Then the waiter went on a quiet period after it, not before
+      assertThat(refresh).isCompleted();
+      assertThat(quietFrom.get() - finished).isGreaterThanOrEqualTo(quiet.toNanos() * 9 / 10);
+    }
   }
 }
