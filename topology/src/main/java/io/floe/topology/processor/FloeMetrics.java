@@ -1,4 +1,4 @@
-package io.floe.topology;
+package io.floe.topology.processor;
 
 import io.floe.topology.refresh.RefreshOutcome;
 
