@@ -182,11 +182,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   /** Records when the view's next refresh is due, and reports its status. */
   private void changed(String view, ViewState state) {
     due.update(view, state);
-    metrics.viewStatus(
-        view,
-        state.status().name(),
-        state.pending().full() ? -1 : state.pending().ranges().ranges().size(),
-        state.last() == null ? null : state.last().lagMs());
+    metrics.viewStatus(view, state);
   }
 
   /** Starts the refreshes that are due, the longest waiting first; pins those that need it. */
@@ -287,13 +283,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   /** Counts and publishes what the maintainer reports. */
   private void report(List<Report> reports) {
     for (Report report : reports) {
-      if (report instanceof Report.Compacted compacted) {
-        metrics.compacted(compacted.view(), compacted.compaction());
-      } else if (report instanceof Report.Refreshed done) {
-        metrics.refreshed(done.view(), done.outcome(), done.durationMs(), done.lagMs());
-      } else if (report instanceof Report.Failed failed) {
-        metrics.refreshFailed(failed.view(), failed.message());
-      }
+      metrics.report(report);
       EventRecords.of(report).forEach(context::forward);
     }
   }
