@@ -13,6 +13,7 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.RefreshSettings;
@@ -187,7 +188,8 @@ class RefreshEdgesTest {
                 republished,
                 s2,
                 s1,
-                DirtyBucketDetector.detect(trades, s2, List.of(BucketedView.of(republished)))
+                DirtyBucketDetector.detect(
+                        trades, s2, List.of(BucketedView.of(republished)), ManifestWork.LOCAL_READS)
                     .get("bars")),
             ViewRefresher.ProgressListener.NONE);
 
@@ -414,7 +416,9 @@ class RefreshEdgesTest {
     long s2 =
         lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:01:30Z", 3.0, 2L, "S")));
     DirtyBuckets dirty =
-        DirtyBucketDetector.detect(trades, s2, List.of(BucketedView.of(view))).get("bars");
+        DirtyBucketDetector.detect(
+                trades, s2, List.of(BucketedView.of(view)), ManifestWork.LOCAL_READS)
+            .get("bars");
     RefreshRequest request = RefreshRequest.of(view, s2, s1, dirty);
     RefreshOutcome committed = refresher.refresh(request, ViewRefresher.ProgressListener.NONE);
 
