@@ -142,15 +142,15 @@ public final class ManifestWork {
    * on a remote store ({@link StorageKind#of}), there is such a pool and the table's FileIO is
    * Floe's counting FileIO, so that the walk that reads them next, one after the other on the
    * calling thread, finds each in {@link FileCaches}: on a remote store each is a request of tens
-   * of milliseconds. On local files, with the caches off, without a pool ({@link #LOCAL_READS}) or
-   * on a thread of that pool (which must not wait for its own tasks) nothing happens, {@code
-   * manifests} is not even asked, and the walk reads them as before.
+   * of milliseconds. The reads are started, not waited for: the walk joins those in flight ({@link
+   * CountingFileIO#readAhead}). On local files, with the caches off or without a pool ({@link
+   * #LOCAL_READS}) nothing happens, {@code manifests} is not even asked, and the walk reads them as
+   * before.
    */
   public void readAhead(Table table, Supplier<? extends Collection<ManifestFile>> manifests) {
     if (remoteManifests != null
         && table.io() instanceof CountingFileIO counting
-        && StorageKind.of(table).isRemote()
-        && !Thread.currentThread().getName().startsWith(REMOTE_READS_THREADS)) {
+        && StorageKind.of(table).isRemote()) {
       counting.readAhead(manifests.get(), remoteManifests);
     }
   }
