@@ -30,15 +30,13 @@ public final class IngestCommitEventsProcessor
   public static final String NAME = "ingest";
   private static final Logger LOG = LoggerFactory.getLogger(IngestCommitEventsProcessor.class);
 
-  private final Deserializer<TableCommitted> notices;
-  private final String lakekeeperCatalog;
   private final Duration tick;
   private final WatchedTableLocations locations;
+  private final CommitEventDecoder decoder;
   private final FloeMetrics metrics;
   // S3 notifications of unknown locations, decoded again once the locations are loaded.
   private final Deque<Held> held = new ArrayDeque<>();
   private ProcessorContext<String, Object> context;
-  private CommitEventDecoder decoder;
 
   /** The most notifications held while the watched tables' locations load. */
   private static final int MAX_HELD = 10_000;
@@ -58,17 +56,15 @@ public final class IngestCommitEventsProcessor
       Duration tick,
       WatchedTableLocations locations,
       FloeMetrics metrics) {
-    this.notices = notices;
-    this.lakekeeperCatalog = lakekeeperCatalog;
-    this.tick = tick;
+    this.decoder = new CommitEventDecoder(notices, lakekeeperCatalog, locations);
     this.locations = locations;
+    this.tick = tick;
     this.metrics = metrics;
   }
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.decoder = new CommitEventDecoder(notices, lakekeeperCatalog, locations);
     locations.refreshIfViewsChanged();
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, now -> tick());
   }
