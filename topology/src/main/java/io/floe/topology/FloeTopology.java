@@ -6,10 +6,12 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewCommand;
 import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.ingest.WatchedTableLocations;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetterSink;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
 import io.floe.topology.processor.EventRecords;
+import io.floe.topology.processor.FloeMetrics;
 import io.floe.topology.processor.IngestCommitEventsProcessor;
 import io.floe.topology.processor.MaintainViewProcessor;
 import io.floe.topology.processor.ResolveSnapshotsProcessor;
@@ -260,7 +262,13 @@ public final class FloeTopology {
               settings.events().topics(),
               Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("events-source"))
           .process(
-              () -> new IngestCommitEventsProcessor(settings, services),
+              () ->
+                  new IngestCommitEventsProcessor(
+                      serdes.tableCommitted().deserializer(),
+                      settings.events().lakekeeperCatalog(),
+                      settings.tick(),
+                      new WatchedTableLocations(services.views(), catalogs, services.io()),
+                      metrics),
               Named.as(IngestCommitEventsProcessor.NAME))
           .split(Named.as("ingested-"))
           .branch(
@@ -365,7 +373,16 @@ public final class FloeTopology {
                     .withStreamPartitioner(ViewPartitioner.INSTANCE)
                     .withNumberOfPartitions(settings.partitions()))
             .process(
-                () -> new MaintainViewProcessor(settings, services),
+                () ->
+                    new MaintainViewProcessor(
+                        services.refreshes(),
+                        catalogs,
+                        services.views(),
+                        services.io(),
+                        metrics,
+                        settings.partitions(),
+                        settings.tick(),
+                        settings.maxBackoff()),
                 Named.as(MaintainViewProcessor.NAME),
                 StoreNames.VIEW_STATE);
 

@@ -11,6 +11,7 @@ import io.floe.testing.IcebergFixture;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
 import io.floe.topology.processor.DeadLetterSink;
 import io.floe.topology.processor.DeadLetters;
+import io.floe.topology.processor.FloeMetrics;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.StoreNames;

@@ -11,6 +11,7 @@ import io.floe.testing.oracle.OracleAssertions;
 import io.floe.testing.workload.TradeViews;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetters;
+import io.floe.topology.processor.FloeMetrics;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;

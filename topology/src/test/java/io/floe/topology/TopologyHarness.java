@@ -8,6 +8,7 @@ import io.floe.schemas.ViewCommandType;
 import io.floe.schemas.ViewRecord;
 import io.floe.testing.IcebergFixture;
 import io.floe.topology.maintain.ViewState;
+import io.floe.topology.processor.FloeMetrics;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;

@@ -53,8 +53,7 @@ final class ViewJson {
     node.put("objective", staleness.objectiveMs());
     node.put("watermark", id(state.watermark()));
     node.put("pendingSnapshot", id(state.pendingSnapshot()));
-    node.put(
-        "pendingRanges", state.pending().full() ? -1 : state.pending().ranges().ranges().size());
+    node.put("pendingRanges", state.pending().rangeCount());
     node.put("pendingNullBucket", state.pending().nullBucket());
     node.put("lastError", state.lastError());
     node.put("failures", state.failures());

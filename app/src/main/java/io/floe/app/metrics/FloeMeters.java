@@ -1,10 +1,10 @@
 package io.floe.app.metrics;
 
-import io.floe.topology.FloeMetrics;
 import io.floe.topology.iceberg.CountingFileIO;
 import io.floe.topology.iceberg.RequestKind;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.RequestTally;
+import io.floe.topology.processor.FloeMetrics;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;

@@ -9,6 +9,7 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
@@ -70,7 +71,10 @@ final class LateDataScenario {
     try {
       dirty =
           DirtyBucketDetector.detect(
-                  trades, snapshot, List.of(BucketedView.of(CompiledView.compile(view, 0))))
+                  trades,
+                  snapshot,
+                  List.of(BucketedView.of(CompiledView.compile(view, 0))),
+                  ManifestWork.LOCAL_READS)
               .get(view.name());
     } catch (io.floe.topology.view.InvalidViewException e) {
       throw new IllegalStateException(e);

@@ -8,6 +8,7 @@ import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefresher;
@@ -142,7 +143,10 @@ final class RefreshCostScenario {
                   APPENDED));
       DirtyBuckets dirty =
           DirtyBucketDetector.detect(
-                  trades, s2, List.of(BucketedView.of(CompiledView.compile(weekly, 0))))
+                  trades,
+                  s2,
+                  List.of(BucketedView.of(CompiledView.compile(weekly, 0))),
+                  ManifestWork.LOCAL_READS)
               .get("weekly");
       RefreshOutcome incremental =
           refresher.refresh(
@@ -257,7 +261,10 @@ final class RefreshCostScenario {
             generator.between(end.minus(Duration.ofMinutes(MINUTES_APPENDED)), end, appended));
     DirtyBuckets dirty =
         DirtyBucketDetector.detect(
-                sorted, s2, List.of(BucketedView.of(CompiledView.compile(minute, 0))))
+                sorted,
+                s2,
+                List.of(BucketedView.of(CompiledView.compile(minute, 0))),
+                ManifestWork.LOCAL_READS)
             .get(minute.name());
     RefreshOutcome refreshed =
         refresher.refresh(

@@ -7,6 +7,7 @@ import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
@@ -166,7 +167,10 @@ final class TargetWriteScenario {
       snapshot = TableWrites.append(trades, rows);
       DirtyBuckets dirty =
           DirtyBucketDetector.detect(
-                  trades, snapshot, List.of(BucketedView.of(BenchLake.compiled(view))))
+                  trades,
+                  snapshot,
+                  List.of(BucketedView.of(BenchLake.compiled(view))),
+                  ManifestWork.LOCAL_READS)
               .get(view.name());
       long began = System.nanoTime();
       RefreshOutcome outcome =

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongUnaryOperator;
 import org.junit.jupiter.api.Test;
 
 class EventSettlingTest {
@@ -24,6 +25,30 @@ class EventSettlingTest {
     return commits;
   }
 
+  /** Each commit with the time {@code at} says the view reflected it. */
+  private static List<long[]> reflected(List<Long> commits, LongUnaryOperator at) {
+    List<long[]> reflections = new ArrayList<>();
+    for (long commit : commits) {
+      reflections.add(new long[] {commit, at.applyAsLong(commit)});
+    }
+    return reflections;
+  }
+
+  /**
+   * The verdict at {@code now} on the event (the kill returned at KILLED, the survivor ready 100 ms
+   * after the event) of the one view weekly, with its source's commits and their reflections.
+   */
+  private static EventSettling.Verdict judge(
+      long now, List<Long> commits, List<long[]> reflections) {
+    return EventSettling.judge(
+        now,
+        KILLED,
+        EVENT + 100,
+        CURRENT,
+        SETTLED,
+        List.of(new EventSettling.ViewProgress("weekly", commits, reflections)));
+  }
+
   @Test
   void shouldNotSettleWhileAViewHasReflectedNothingSinceTheEvent() {
     // Given: the instance owning every view is killed; the survivor is ready at once, and no view
@@ -33,14 +58,7 @@ class EventSettlingTest {
     List<Long> commits = commitsUntil(now);
 
     // When
-    EventSettling.Verdict verdict =
-        EventSettling.judge(
-            now,
-            KILLED,
-            EVENT + 100,
-            CURRENT,
-            SETTLED,
-            List.of(new EventSettling.ViewProgress("weekly", commits, List.of())));
+    EventSettling.Verdict verdict = judge(now, commits, List.of());
 
     // Then
     assertThat(verdict.settled()).isFalse();
@@ -55,20 +73,10 @@ class EventSettlingTest {
     // at EVENT + 25 s, one target commit covering them all
     long caughtUp = EVENT + 25_000;
     List<Long> commits = commitsUntil(EVENT + 13_000);
-    List<long[]> reflections = new ArrayList<>();
-    for (long commit : commits) {
-      reflections.add(new long[] {commit, caughtUp});
-    }
 
     // When: 10 s later, with nothing behind since
     EventSettling.Verdict verdict =
-        EventSettling.judge(
-            caughtUp + SETTLED,
-            KILLED,
-            EVENT + 100,
-            CURRENT,
-            SETTLED,
-            List.of(new EventSettling.ViewProgress("weekly", commits, reflections)));
+        judge(caughtUp + SETTLED, commits, reflected(commits, commit -> caughtUp));
 
     // Then: over, and current again when the view caught up
     assertThat(verdict.settled()).isTrue();
@@ -81,20 +89,8 @@ class EventSettlingTest {
     long now = EVENT + 12_000;
     List<Long> commits = commitsUntil(now - 1_000);
 
-    List<long[]> reflections = new ArrayList<>();
-    for (long commit : commits) {
-      reflections.add(new long[] {commit, commit + 900});
-    }
-
     // When
-    EventSettling.Verdict verdict =
-        EventSettling.judge(
-            now,
-            KILLED,
-            EVENT + 100,
-            CURRENT,
-            SETTLED,
-            List.of(new EventSettling.ViewProgress("weekly", commits, reflections)));
+    EventSettling.Verdict verdict = judge(now, commits, reflected(commits, commit -> commit + 900));
 
     // Then
     assertThat(verdict.settled()).isTrue();

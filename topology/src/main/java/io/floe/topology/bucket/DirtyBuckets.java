@@ -37,6 +37,11 @@ public record DirtyBuckets(BucketRangeSet ranges, boolean nullBucket, boolean fu
     return new DirtyBuckets(ranges, nullBucket, false, null);
   }
 
+  /** How many bucket ranges are dirty: -1 when every bucket is. */
+  public int rangeCount() {
+    return full ? -1 : ranges.ranges().size();
+  }
+
   public boolean isEmpty() {
     return !full && !nullBucket && ranges.isEmpty();
   }

@@ -1,7 +1,6 @@
 package io.floe.topology.detect;
 
 import io.floe.topology.iceberg.ManifestWork;
-import io.floe.topology.iceberg.StorageKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -63,16 +62,12 @@ final class DeleteTargets {
    * to. Delete files without statistics (removed entries carry none) match conservatively.
    */
   static List<DataFile> dataFilesAffectedBy(
-      Table table,
-      Snapshot snapshot,
-      List<DeleteFile> deletes,
-      StorageKind storage,
-      ManifestWork manifests) {
-    return new DeleteTargets(table).affected(snapshot, deletes, storage, manifests);
+      Table table, Snapshot snapshot, List<DeleteFile> deletes, ManifestWork manifests) {
+    return new DeleteTargets(table).affected(snapshot, deletes, manifests);
   }
 
   private List<DataFile> affected(
-      Snapshot snapshot, List<DeleteFile> deletes, StorageKind storage, ManifestWork manifests) {
+      Snapshot snapshot, List<DeleteFile> deletes, ManifestWork manifests) {
     List<DeleteFile> global = new ArrayList<>();
     Map<Integer, List<DeleteFile>> scoped = new HashMap<>();
     for (DeleteFile delete : deletes) {
@@ -105,7 +100,7 @@ final class DeleteTargets {
         toRead.put(manifest, candidates);
       }
     }
-    manifests.readAhead(table.io(), storage, toRead.keySet());
+    manifests.readAhead(table, toRead::keySet);
     List<DataFile> affected = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (Map.Entry<ManifestFile, List<DeleteFile>> entry : toRead.entrySet()) {

@@ -5,7 +5,6 @@ import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.iceberg.ManifestWork;
-import io.floe.topology.iceberg.StorageKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -54,30 +53,12 @@ public final class DirtyBucketDetector {
   /**
    * The dirty buckets of each view, for snapshot {@code snapshotId} of {@code table}.
    *
+   * @param manifests where the manifests the walk reads are read ahead, at once, when the table is
+   *     on a remote store ({@link ManifestWork#readAhead}); {@link ManifestWork#LOCAL_READS}: never
    * @return per view name, possibly {@link DirtyBuckets#none()}
    */
   public static Map<String, DirtyBuckets> detect(
-      Table table, long snapshotId, List<BucketedView> views) {
-    return detect(table, snapshotId, views, ManifestWork.LOCAL_READS);
-  }
-
-  /**
-   * The dirty buckets of each view, as {@link #detect(Table, long, List)}; on a remote store the
-   * manifests the walk reads are read at once first, on the pool of remote reads of {@code
-   * manifests}.
-   */
-  public static Map<String, DirtyBuckets> detect(
       Table table, long snapshotId, List<BucketedView> views, ManifestWork manifests) {
-    return detect(table, snapshotId, views, StorageKind.of(table), manifests);
-  }
-
-  /** The dirty buckets of each view, the table's files taken to be on {@code storage}. */
-  static Map<String, DirtyBuckets> detect(
-      Table table,
-      long snapshotId,
-      List<BucketedView> views,
-      StorageKind storage,
-      ManifestWork manifests) {
     Snapshot snapshot = table.snapshot(snapshotId);
     Map<String, DirtyBuckets> dirty = new LinkedHashMap<>();
     if (views.isEmpty()) {
@@ -107,7 +88,7 @@ public final class DirtyBucketDetector {
 
     Changes changes;
     try {
-      changes = changes(table, snapshot, storage, manifests);
+      changes = changes(table, snapshot, manifests);
     } catch (MissingStatisticsException e) {
       views.forEach(v -> dirty.put(v.view(), DirtyBuckets.all(e.getMessage())));
       return dirty;
@@ -122,14 +103,11 @@ public final class DirtyBucketDetector {
   /** The data files whose rows a snapshot changed, with their statistics. */
   private record Changes(List<ContentFile<?>> files) {}
 
-  private static Changes changes(
-      Table table, Snapshot snapshot, StorageKind storage, ManifestWork manifests) {
+  private static Changes changes(Table table, Snapshot snapshot, ManifestWork manifests) {
     // Iceberg's walk of the snapshot's changes and the walk of its parent's rewritten manifests
     // below read manifest after manifest: on a remote store they are read at once first (on local
     // files not even listed, which could read the parent's manifest list).
-    if (storage.isRemote()) {
-      manifests.readAhead(table.io(), storage, changedManifests(table, snapshot));
-    }
+    manifests.readAhead(table, () -> changedManifests(table, snapshot));
     List<ContentFile<?>> files = new ArrayList<>();
     for (DataFile added : snapshot.addedDataFiles(table.io())) {
       files.add(added);
@@ -143,8 +121,7 @@ public final class DirtyBucketDetector {
     }
     List<DeleteFile> addedDeletes = list(snapshot.addedDeleteFiles(table.io()));
     if (!addedDeletes.isEmpty()) {
-      files.addAll(
-          DeleteTargets.dataFilesAffectedBy(table, snapshot, addedDeletes, storage, manifests));
+      files.addAll(DeleteTargets.dataFilesAffectedBy(table, snapshot, addedDeletes, manifests));
     }
     List<DeleteFile> removedDeletes = list(snapshot.removedDeleteFiles(table.io()));
     if (!removedDeletes.isEmpty() && snapshot.parentId() != null) {
@@ -161,7 +138,6 @@ public final class DirtyBucketDetector {
               table,
               parent,
               removedDeletesWithStatistics(table, snapshot, parent, removedDeletes),
-              storage,
               manifests));
     }
     return new Changes(files);

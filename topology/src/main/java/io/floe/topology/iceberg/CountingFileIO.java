@@ -4,7 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -12,9 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -185,12 +182,16 @@ public final class CountingFileIO
   }
 
   /**
-   * Reads the manifests not cached yet at once on {@code pool} and keeps each in {@link
-   * FileCaches}, waiting until all are read, so that a walk reading them one after the other next
-   * finds them there: detection walks a snapshot's changes through Iceberg's {@code
+   * Starts reading the manifests not cached yet at once on {@code pool}, each kept in {@link
+   * FileCaches}, and returns: a walk reading them one after the other next joins each read in
+   * flight, or finds it done ({@link FileCaches#readOnce}), or reads for itself a manifest whose
+   * read has not started. Detection walks a snapshot's changes through Iceberg's {@code
    * Snapshot.addedDataFiles} and the like, which read manifest after manifest on the calling
-   * thread. Nothing happens for fewer than two such manifests, or while the caches are off (what is
-   * read would not be kept). A read that fails here is read again by the walk, which reports it.
+   * thread; it does not wait for the pool, which also runs the data-file readers of remote chunks,
+   * so a manifest read queued behind a whole chunk holds up no more than the walk's own read of it.
+   * Nothing happens for fewer than two such manifests, or while the caches are off (what is read
+   * would not be kept). A read that fails here fails only itself: the walk reads the manifest again
+   * and reports the store's error if it persists.
    */
   void readAhead(Collection<ManifestFile> manifests, ExecutorService pool) {
     Map<String, ManifestFile> toRead = new LinkedHashMap<>();
@@ -203,23 +204,14 @@ public final class CountingFileIO
     if (toRead.size() < 2) {
       return;
     }
-    List<Future<?>> reads = new ArrayList<>();
     try {
       for (ManifestFile manifest : toRead.values()) {
-        reads.add(pool.submit(() -> readWholeInto(manifest)));
+        // Submitted, not executed: a failed read ends in its future, never joined, not in the
+        // pool's log of uncaught exceptions.
+        pool.submit(() -> readWholeInto(manifest));
       }
     } catch (RejectedExecutionException e) {
       // The pool is shutting down with the service: the walk reads what was not submitted.
-    }
-    for (Future<?> read : reads) {
-      try {
-        read.get();
-      } catch (ExecutionException e) {
-        // The walk reads the manifest again and fails with the store's error if it persists.
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
     }
   }
 

@@ -6,12 +6,12 @@ import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Scan;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.ThreadPools;
 
 /**
@@ -138,21 +138,20 @@ public final class ManifestWork {
   }
 
   /**
-   * Reads {@code manifests} at once on the pool of remote reads when {@code storage} is remote,
-   * there is such a pool and {@code io} is Floe's counting FileIO, so that the walk that reads them
-   * next, one after the other on the calling thread, finds each in {@link FileCaches}: on a remote
-   * store each is a request of tens of milliseconds. On local files, with the caches off, without a
-   * pool ({@link #LOCAL_READS}) or on a thread of that pool (which must not wait for its own tasks)
-   * nothing happens and the walk reads them as before.
-   *
-   * @param storage where the table's files are ({@link StorageKind#of})
+   * Reads {@code manifests} of {@code table} at once on the pool of remote reads when the table is
+   * on a remote store ({@link StorageKind#of}), there is such a pool and the table's FileIO is
+   * Floe's counting FileIO, so that the walk that reads them next, one after the other on the
+   * calling thread, finds each in {@link FileCaches}: on a remote store each is a request of tens
+   * of milliseconds. The reads are started, not waited for: the walk joins those in flight ({@link
+   * CountingFileIO#readAhead}). On local files, with the caches off or without a pool ({@link
+   * #LOCAL_READS}) nothing happens, {@code manifests} is not even asked, and the walk reads them as
+   * before.
    */
-  public void readAhead(FileIO io, StorageKind storage, Collection<ManifestFile> manifests) {
+  public void readAhead(Table table, Supplier<? extends Collection<ManifestFile>> manifests) {
     if (remoteManifests != null
-        && storage.isRemote()
-        && io instanceof CountingFileIO counting
-        && !Thread.currentThread().getName().startsWith(REMOTE_READS_THREADS)) {
-      counting.readAhead(manifests, remoteManifests);
+        && table.io() instanceof CountingFileIO counting
+        && StorageKind.of(table).isRemote()) {
+      counting.readAhead(manifests.get(), remoteManifests);
     }
   }
 

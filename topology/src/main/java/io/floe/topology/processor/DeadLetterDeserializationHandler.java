@@ -1,6 +1,5 @@
 package io.floe.topology.processor;
 
-import io.floe.topology.FloeMetrics;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

@@ -1,7 +1,6 @@
 package io.floe.topology.processor;
 
 import io.floe.schemas.TableCommitted;
-import io.floe.topology.FloeMetrics;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.view.TableName;
 import java.util.ArrayList;

@@ -1,9 +1,6 @@
 package io.floe.topology.processor;
 
 import io.floe.schemas.TableCommitted;
-import io.floe.topology.FloeMetrics;
-import io.floe.topology.FloeTopology.Services;
-import io.floe.topology.FloeTopology.Settings;
 import io.floe.topology.ingest.CommitEventDecoder;
 import io.floe.topology.ingest.CommitNotice;
 import io.floe.topology.ingest.Decoded;
@@ -33,16 +30,13 @@ public final class IngestCommitEventsProcessor
   public static final String NAME = "ingest";
   private static final Logger LOG = LoggerFactory.getLogger(IngestCommitEventsProcessor.class);
 
-  private final Deserializer<TableCommitted> notices;
-  private final String lakekeeperCatalog;
   private final Duration tick;
-  private final Services services;
+  private final WatchedTableLocations locations;
+  private final CommitEventDecoder decoder;
   private final FloeMetrics metrics;
   // S3 notifications of unknown locations, decoded again once the locations are loaded.
   private final Deque<Held> held = new ArrayDeque<>();
   private ProcessorContext<String, Object> context;
-  private WatchedTableLocations locations;
-  private CommitEventDecoder decoder;
 
   /** The most notifications held while the watched tables' locations load. */
   private static final int MAX_HELD = 10_000;
@@ -51,25 +45,26 @@ public final class IngestCommitEventsProcessor
   private record Held(Record<byte[], byte[]> record, String topic) {}
 
   /**
-   * @param settings the topology's settings: the serde of notices, the Lakekeeper catalog's name,
-   *     how often held events are decoded again
-   * @param services the catalogs and the views whose tables' locations S3 notifications are matched
-   *     against, the executor that loads them, the metrics
+   * @param notices decodes notices in Floe's own format
+   * @param lakekeeperCatalog the Floe catalog Lakekeeper's events refer to, or null
+   * @param tick how often held events are decoded again
+   * @param locations the locations of the views' tables, which S3 notifications are matched against
    */
-  public IngestCommitEventsProcessor(Settings settings, Services services) {
-    this.notices = settings.serdes().tableCommitted().deserializer();
-    this.lakekeeperCatalog = settings.events().lakekeeperCatalog();
-    this.tick = settings.tick();
-    this.services = services;
-    this.metrics = services.metrics();
+  public IngestCommitEventsProcessor(
+      Deserializer<TableCommitted> notices,
+      String lakekeeperCatalog,
+      Duration tick,
+      WatchedTableLocations locations,
+      FloeMetrics metrics) {
+    this.decoder = new CommitEventDecoder(notices, lakekeeperCatalog, locations);
+    this.locations = locations;
+    this.tick = tick;
+    this.metrics = metrics;
   }
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.locations =
-        new WatchedTableLocations(services.views(), services.catalogs(), services.io());
-    this.decoder = new CommitEventDecoder(notices, lakekeeperCatalog, locations);
     locations.refreshIfViewsChanged();
     context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, now -> tick());
   }

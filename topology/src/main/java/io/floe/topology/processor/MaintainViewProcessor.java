@@ -2,9 +2,6 @@ package io.floe.topology.processor;
 
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.TableCommitted;
-import io.floe.topology.FloeMetrics;
-import io.floe.topology.FloeTopology.Services;
-import io.floe.topology.FloeTopology.Settings;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.maintain.DueViews;
 import io.floe.topology.maintain.ViewMaintainer;
@@ -26,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -77,21 +75,30 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private record Submitted(String view, RefreshId refreshId) {} // A refresh on the executor.
 
   /**
-   * @param settings the topology's settings: the partitions of the dirty-buckets topic, which
-   *     decide which task owns a view, how often due refreshes start and completed ones are
-   *     collected, the longest wait before retrying a failing view
-   * @param services the refresh executor, the catalogs and views, the executor that pins source
-   *     snapshots, the metrics
+   * @param executor runs the refreshes
+   * @param io the executor that pins source snapshots
+   * @param partitions the partitions of the dirty-buckets topic, which decide which task owns a
+   *     view
+   * @param tick how often due refreshes start and completed ones are collected
+   * @param maxBackoff the longest wait before retrying a failing view
    */
-  public MaintainViewProcessor(Settings settings, Services services) {
-    this.executor = services.refreshes();
-    this.catalogs = services.catalogs();
-    this.index = services.views();
-    this.metrics = services.metrics();
-    this.maintainer = new ViewMaintainer(index, settings.maxBackoff());
-    this.pins = new Jobs<>(services.io());
-    this.partitions = settings.partitions();
-    this.tick = settings.tick();
+  public MaintainViewProcessor(
+      RefreshExecutor executor,
+      Function<String, Catalog> catalogs,
+      ViewIndex index,
+      Executor io,
+      FloeMetrics metrics,
+      int partitions,
+      Duration tick,
+      Duration maxBackoff) {
+    this.executor = executor;
+    this.catalogs = catalogs;
+    this.index = index;
+    this.metrics = metrics;
+    this.maintainer = new ViewMaintainer(index, maxBackoff);
+    this.pins = new Jobs<>(io);
+    this.partitions = partitions;
+    this.tick = tick;
   }
 
   @Override
@@ -175,11 +182,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   /** Records when the view's next refresh is due, and reports its status. */
   private void changed(String view, ViewState state) {
     due.update(view, state);
-    metrics.viewStatus(
-        view,
-        state.status().name(),
-        state.pending().full() ? -1 : state.pending().ranges().ranges().size(),
-        state.last() == null ? null : state.last().lagMs());
+    metrics.viewStatus(view, state);
   }
 
   /** Starts the refreshes that are due, the longest waiting first; pins those that need it. */
@@ -280,13 +283,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   /** Counts and publishes what the maintainer reports. */
   private void report(List<Report> reports) {
     for (Report report : reports) {
-      if (report instanceof Report.Compacted compacted) {
-        metrics.compacted(compacted.view(), compacted.compaction());
-      } else if (report instanceof Report.Refreshed done) {
-        metrics.refreshed(done.view(), done.outcome(), done.durationMs(), done.lagMs());
-      } else if (report instanceof Report.Failed failed) {
-        metrics.refreshFailed(failed.view(), failed.message());
-      }
+      metrics.report(report);
       EventRecords.of(report).forEach(context::forward);
     }
   }

@@ -3,7 +3,6 @@ package io.floe.topology.processor;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewCommand;
-import io.floe.topology.FloeMetrics;
 import io.floe.topology.detect.SnapshotWalk;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.store.StoreNames;

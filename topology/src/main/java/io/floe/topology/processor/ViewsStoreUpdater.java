@@ -1,7 +1,6 @@
 package io.floe.topology.processor;
 
 import io.floe.schemas.ViewRecord;
-import io.floe.topology.FloeMetrics;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.ViewIndex;

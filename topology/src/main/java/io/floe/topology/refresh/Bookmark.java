@@ -3,6 +3,8 @@ package io.floe.topology.refresh;
 import io.floe.topology.view.SourceColumns;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
@@ -39,8 +41,18 @@ public record Bookmark(
   private static final Logger LOG = LoggerFactory.getLogger(Bookmark.class);
 
   /**
+   * The garbled refresh ids said so already, by target: every refresh, freshness check, compaction
+   * and maintenance reads the bookmark, and one WARN a value is enough. Only a hand or another tool
+   * writes such a value, so the set stays small.
+   */
+  private static final Set<Garbled> WARNED = ConcurrentHashMap.newKeySet();
+
+  private record Garbled(String table, String recorded) {}
+
+  /**
    * The bookmark of a target as it is now (the table is not refreshed). A {@code floe.refresh-id}
-   * that is not a refresh id is logged at WARN, naming the table and the value, and read as none.
+   * that is not a refresh id is read as none, and logged at WARN, naming the table and the value,
+   * the first time this process reads it of that table.
    */
   public static Bookmark of(Table target) {
     return read(target.properties(), target.name());
@@ -96,7 +108,7 @@ public record Bookmark(
     try {
       return RefreshId.parse(recorded);
     } catch (IllegalArgumentException e) {
-      if (table != null) {
+      if (table != null && WARNED.add(new Garbled(table, recorded))) {
         LOG.warn(
             "Target {} records {} '{}', which is not a refresh id: read as no refresh id",
             table,

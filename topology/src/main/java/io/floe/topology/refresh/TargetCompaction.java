@@ -336,15 +336,18 @@ final class TargetCompaction {
 
   /**
    * The buckets whose files compaction leaves alone under copy-on-write, as the target stores them,
-   * after a refresh that recomputed {@code recomputed} (in the source's units): the recomputed ones
-   * and the bucket before each run of them. A source that commits into its newest bucket still
-   * commits into the one before for a moment after a bucket boundary (trades stamped just before
-   * it); were that bucket's small file merged into a large one at once, that moment's refresh would
-   * rewrite the large file.
+   * after a refresh that recomputed {@code recompute}'s buckets (in the source's units): the
+   * recomputed ones and the bucket before each run of them; null (none) after a full recompute. A
+   * source that commits into its newest bucket still commits into the one before for a moment after
+   * a bucket boundary (trades stamped just before it); were that bucket's small file merged into a
+   * large one at once, that moment's refresh would rewrite the large file.
    */
-  static BucketRangeSet hotBuckets(Bucketing bucketing, BucketRangeSet recomputed) {
+  static BucketRangeSet hotBuckets(Bucketing bucketing, RefreshPlanner.Recompute recompute) {
+    if (recompute.mode() == RefreshOutcome.Mode.FULL) {
+      return null;
+    }
     List<BucketRange> ranges = new ArrayList<>();
-    for (BucketRange range : recomputed.ranges()) {
+    for (BucketRange range : recompute.dirty().ranges().ranges()) {
       long start = range.start();
       long before = start == Long.MIN_VALUE ? start : bucketing.floor(start - 1);
       ranges.add(bucketing.columnType().toTargetRange(new BucketRange(before, range.end())));

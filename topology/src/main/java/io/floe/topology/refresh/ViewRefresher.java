@@ -214,7 +214,7 @@ public final class ViewRefresher {
       throw new ViewRefreshException(e.getMessage());
     } catch (CommitGuard.SupersededException e) {
       return superseded(
-          view, new RefreshOutcomes(requested, source, pinned, bound.plan(), null), e);
+          view, new RefreshOutcomes(requested, source, pinned, bound.plan(), null), e.reason());
     }
     BucketedView buckets = BucketedView.of(view);
     // Not Iceberg's Tasks: a try after a moved bookmark is a new plan from the target as it is
@@ -266,16 +266,10 @@ public final class ViewRefresher {
               manifests);
       try {
         RefreshOutcome outcome = run.run(recompute, bookmark);
-        return maintain(
-            target,
-            view,
-            outcome,
-            recompute.mode() == RefreshOutcome.Mode.FULL
-                ? null
-                : TargetCompaction.hotBuckets(
-                    bound.plan().bucketing(), recompute.dirty().ranges()));
+        BucketRangeSet hot = TargetCompaction.hotBuckets(bound.plan().bucketing(), recompute);
+        return maintain(target, view, outcome, hot);
       } catch (CommitGuard.SupersededException e) {
-        return superseded(view, outcomes, e);
+        return superseded(view, outcomes, e.reason());
       } catch (CommitGuard.BookmarkMovedException e) {
         if (attempt >= PLAN_ATTEMPTS) {
           throw e;
@@ -310,11 +304,6 @@ public final class ViewRefresher {
             + ": define the view again (PUT /api/views/"
             + view.name()
             + " or a change in the views file) to make the definition in force the newest");
-  }
-
-  private RefreshOutcome superseded(
-      CompiledView view, RefreshOutcomes outcomes, CommitGuard.SupersededException e) {
-    return superseded(view, outcomes, e.reason());
   }
 
   /**

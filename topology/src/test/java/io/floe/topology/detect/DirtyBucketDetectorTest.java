@@ -7,11 +7,9 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
-import io.floe.topology.iceberg.CountingFileIO;
 import io.floe.topology.iceberg.GatedFileIO;
 import io.floe.topology.iceberg.ManifestWork;
-import io.floe.topology.iceberg.OpenCountingFileIO;
-import io.floe.topology.iceberg.StorageKind;
+import io.floe.topology.iceberg.RemoteStore;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -20,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -28,6 +27,7 @@ import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -83,7 +83,8 @@ class DirtyBucketDetectorTest {
 
   private DirtyBuckets detect(long snapshot, BucketedView view) {
     trades.refresh();
-    return DirtyBucketDetector.detect(trades, snapshot, List.of(view)).get(view.view());
+    return DirtyBucketDetector.detect(trades, snapshot, List.of(view), ManifestWork.LOCAL_READS)
+        .get(view.view());
   }
 
   @Test
@@ -233,7 +234,8 @@ class DirtyBucketDetectorTest {
   void shouldDetectForEveryViewOfTheTableAtOnce() {
     long s = lake.append(trades, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 1L, "B")));
 
-    Map<String, DirtyBuckets> dirty = DirtyBucketDetector.detect(trades, s, List.of(MINUTE, WEEK));
+    Map<String, DirtyBuckets> dirty =
+        DirtyBucketDetector.detect(trades, s, List.of(MINUTE, WEEK), ManifestWork.LOCAL_READS);
 
     assertThat(dirty).containsOnlyKeys("m", "w");
   }
@@ -359,27 +361,51 @@ class DirtyBucketDetectorTest {
   @Test
   void shouldReadTheManifestsOfAnOverwriteAtOnceOnARemoteStore() throws Exception {
     // Given an overwrite, by another writer, of rows of two days' files
-    lake.append(trades, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 1L, "B")));
-    lake.append(trades, List.of(lake.trade("B", "2026-04-09T12:00:00Z", 1.0, 1L, "B")));
-    long overwrite =
-        lake.overwrite(
-            trades, r -> true, List.of(lake.trade("C", "2026-04-10T09:00:00Z", 1.0, 1L, "B")));
+    long overwrite = overwriteOfTwoDays();
     DirtyBuckets expected = detect(overwrite, MINUTE);
 
     // When Floe detects its dirty buckets on a remote store that holds each manifest's request
-    try (IcebergFixture floe = IcebergFixture.create(CountingFileIO.install(gated()))) {
-      RemoteDetection detection =
-          detectHoldingManifests(floe.load("market", "trades"), overwrite, table -> {});
+    try (IcebergFixture floe = IcebergFixture.create(RemoteStore.gated(lake.catalogProperties()))) {
+      Map<String, Integer> opens =
+          readsOfARemoteDetection(floe.load("market", "trades"), overwrite, expected);
 
       // Then the manifests of its changes and its parent's rewritten ones were in flight at once
       // (one after the other on main), each read once, and the dirty buckets are those of the
       // walk on local files
-      assertThat(detection.inFlight()).isGreaterThanOrEqualTo(2);
-      assertThat(GatedFileIO.opensByFile())
-          .hasSizeGreaterThanOrEqualTo(3)
-          .allSatisfy((manifest, opens) -> assertThat(opens).as(manifest).isEqualTo(1));
-      assertThat(detection.dirty()).isEqualTo(expected);
+      assertThat(opens).hasSizeGreaterThanOrEqualTo(3);
     }
+  }
+
+  @Test
+  void shouldLeaveTheReadsToTheWalkWhenThePoolOfRemoteReadsRejectsThem() throws Exception {
+    // Given an overwrite, whose manifests a detection on a remote store reads ahead, and a pool of
+    // remote reads shut down (with the service)
+    long overwrite = overwriteOfTwoDays();
+    DirtyBuckets expected = detect(overwrite, MINUTE);
+    ExecutorService remoteReads = ManifestWork.newRemoteReadsPool();
+    remoteReads.shutdown();
+
+    // When Floe detects its dirty buckets on a remote store
+    try (IcebergFixture floe = IcebergFixture.create(RemoteStore.gated(lake.catalogProperties()))) {
+      DirtyBuckets dirty =
+          DirtyBucketDetector.detect(
+                  RemoteStore.remote(floe.load("market", "trades")),
+                  overwrite,
+                  List.of(MINUTE),
+                  ManifestWork.overlappingRemoteReadsOn(remoteReads))
+              .get(MINUTE.view());
+
+      // Then the walk read the manifests itself: the dirty buckets are those on local files
+      assertThat(dirty).isEqualTo(expected);
+    }
+  }
+
+  /** Three days appended, then the rows of the first two overwritten by one row of the third. */
+  private long overwriteOfTwoDays() {
+    lake.append(trades, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 1L, "B")));
+    lake.append(trades, List.of(lake.trade("B", "2026-04-09T12:00:00Z", 1.0, 1L, "B")));
+    return lake.overwrite(
+        trades, r -> true, List.of(lake.trade("C", "2026-04-10T09:00:00Z", 1.0, 1L, "B")));
   }
 
   @Test
@@ -387,92 +413,63 @@ class DirtyBucketDetectorTest {
     // Given an unpartitioned table of three appends and an equality delete, global, whose id
     // bounds admit every file
     Table flat =
-        lake.createTable(
-            "market",
-            "flat",
-            IcebergFixture.TRADES,
-            org.apache.iceberg.PartitionSpec.unpartitioned());
+        lake.createTable("market", "flat", IcebergFixture.TRADES, PartitionSpec.unpartitioned());
     lake.append(flat, List.of(lake.trade("A", "2026-04-08T10:00:00Z", 1.0, 1L, "B")));
     lake.append(flat, List.of(lake.trade("B", "2026-04-09T12:00:00Z", 1.0, 1L, "B")));
     lake.append(flat, List.of(lake.trade("C", "2026-04-10T12:00:00Z", 1.0, 1L, "B")));
     long delete = lake.deleteByEquality(flat, List.of(0L, 999L));
     flat.refresh();
     DirtyBuckets expected =
-        DirtyBucketDetector.detect(flat, delete, List.of(MINUTE)).get(MINUTE.view());
+        DirtyBucketDetector.detect(flat, delete, List.of(MINUTE), ManifestWork.LOCAL_READS)
+            .get(MINUTE.view());
 
     // When Floe detects its dirty buckets on a remote store that holds each manifest's request,
     // the delete manifest already read
-    try (IcebergFixture floe = IcebergFixture.create(CountingFileIO.install(gated()))) {
-      RemoteDetection detection =
-          detectHoldingManifests(
-              floe.load("market", "flat"),
-              delete,
-              table -> {
-                for (org.apache.iceberg.ManifestFile manifest :
-                    table.snapshot(delete).deleteManifests(table.io())) {
-                  try (ManifestReader<DeleteFile> reader =
-                      ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
-                    reader.forEach(file -> {});
-                  } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                  }
-                }
-              });
+    try (IcebergFixture floe = IcebergFixture.create(RemoteStore.gated(lake.catalogProperties()))) {
+      Table remote = floe.load("market", "flat");
+      for (ManifestFile manifest : remote.snapshot(delete).deleteManifests(remote.io())) {
+        try (ManifestReader<DeleteFile> reader =
+            ManifestFiles.readDeleteManifest(manifest, remote.io(), remote.specs())) {
+          reader.forEach(file -> {});
+        }
+      }
+      Map<String, Integer> opens = readsOfARemoteDetection(remote, delete, expected);
 
       // Then the three data manifests were in flight at once (one after the other on main), each
       // read once, and the dirty buckets are those of the walk on local files
-      assertThat(detection.inFlight()).isGreaterThanOrEqualTo(2);
-      assertThat(GatedFileIO.opensByFile())
-          .hasSize(3)
-          .allSatisfy((manifest, opens) -> assertThat(opens).as(manifest).isEqualTo(1));
-      assertThat(detection.dirty()).isEqualTo(expected);
+      assertThat(opens).hasSize(3);
       assertThat(expected.ranges().ranges()).hasSize(3);
     }
   }
 
-  /** The lake's catalog with Floe's counting FileIO over a store that can hold requests. */
-  private Map<String, String> gated() {
-    Map<String, String> gated = new java.util.HashMap<>(lake.catalogProperties());
-    gated.put(org.apache.iceberg.CatalogProperties.FILE_IO_IMPL, GatedFileIO.class.getName());
-    return gated;
-  }
-
-  /** What a detection on a remote store saw: its reads in flight at once, and its result. */
-  private record RemoteDetection(int inFlight, DirtyBuckets dirty) {}
-
   /**
-   * Detects the snapshot's dirty buckets of {@link #MINUTE} as on a remote store, every manifest
-   * request held until two are in flight at once (or 10 s passed), after {@code before}.
+   * Detects the snapshot's dirty buckets of {@link #MINUTE} with {@code table} on a remote store,
+   * every manifest request held until two are in flight at once ({@link
+   * RemoteStore#holdingManifests}), and checks what reading ahead promises: requests in flight at
+   * once, each manifest read once, the dirty buckets {@code expected} of the walk on local files.
+   *
+   * @return the manifests read, with the times each was opened
    */
-  private static RemoteDetection detectHoldingManifests(
-      Table table, long snapshot, java.util.function.Consumer<Table> before) throws Exception {
-    before.accept(table);
-    GatedFileIO.hold(OpenCountingFileIO::isManifest);
-    java.util.concurrent.atomic.AtomicReference<DirtyBuckets> detected =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    java.util.concurrent.ExecutorService remoteReads = ManifestWork.newRemoteReadsPool();
+  private static Map<String, Integer> readsOfARemoteDetection(
+      Table table, long snapshot, DirtyBuckets expected) throws InterruptedException {
+    ExecutorService remoteReads = ManifestWork.newRemoteReadsPool();
     ManifestWork manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads);
-    Thread detecting =
-        new Thread(
-            () ->
-                detected.set(
-                    DirtyBucketDetector.detect(
-                            table, snapshot, List.of(MINUTE), StorageKind.REMOTE, manifests)
-                        .get(MINUTE.view())));
-    int inFlight;
+    RemoteStore.Held<DirtyBuckets> detection;
     try {
-      detecting.start();
-      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-      while (GatedFileIO.opens() < 2 && System.nanoTime() < deadline) {
-        Thread.onSpinWait();
-      }
-      inFlight = GatedFileIO.opens();
+      detection =
+          RemoteStore.holdingManifests(
+              () ->
+                  DirtyBucketDetector.detect(
+                          RemoteStore.remote(table), snapshot, List.of(MINUTE), manifests)
+                      .get(MINUTE.view()));
     } finally {
-      GatedFileIO.release();
-      detecting.join(30_000);
       remoteReads.shutdownNow();
     }
-    return new RemoteDetection(inFlight, detected.get());
+    assertThat(detection.inFlight()).isGreaterThanOrEqualTo(2);
+    assertThat(detection.result()).isEqualTo(expected);
+    Map<String, Integer> opens = GatedFileIO.opensByFile();
+    assertThat(opens).allSatisfy((manifest, count) -> assertThat(count).as(manifest).isOne());
+    return opens;
   }
 
   @Test
@@ -483,7 +480,9 @@ class DirtyBucketDetectorTest {
     RecordingTable recorded = new RecordingTable(trades);
 
     DirtyBuckets dirty =
-        DirtyBucketDetector.detect(recorded.table, delete, List.of(MINUTE)).get(MINUTE.view());
+        DirtyBucketDetector.detect(
+                recorded.table, delete, List.of(MINUTE), ManifestWork.LOCAL_READS)
+            .get(MINUTE.view());
 
     assertThat(dirty.ranges().ranges())
         .containsExactly(minutes("2026-04-07T10:00:00Z", "2026-04-07T10:31:00Z"));
@@ -502,7 +501,9 @@ class DirtyBucketDetectorTest {
     RecordingTable recorded = new RecordingTable(trades);
 
     DirtyBuckets dirty =
-        DirtyBucketDetector.detect(recorded.table, delete, List.of(MINUTE)).get(MINUTE.view());
+        DirtyBucketDetector.detect(
+                recorded.table, delete, List.of(MINUTE), ManifestWork.LOCAL_READS)
+            .get(MINUTE.view());
 
     assertThat(dirty.ranges().ranges())
         .containsExactly(minutes("2026-04-07T10:00:00Z", "2026-04-07T10:31:00Z"));
@@ -534,7 +535,11 @@ class DirtyBucketDetectorTest {
     flat.refresh();
 
     // The delete's id bounds [idOfC, 999] leave out the files of A and B (ids below), as Iceberg.
-    assertThat(DirtyBucketDetector.detect(flat, delete, List.of(MINUTE)).get("m").ranges().ranges())
+    assertThat(
+            DirtyBucketDetector.detect(flat, delete, List.of(MINUTE), ManifestWork.LOCAL_READS)
+                .get("m")
+                .ranges()
+                .ranges())
         .containsExactly(minutes("2026-04-10T12:00:00Z", "2026-04-10T12:01:00Z"));
   }
 
@@ -575,7 +580,9 @@ class DirtyBucketDetectorTest {
     RecordingTable recorded = new RecordingTable(v3);
 
     DirtyBuckets dirty =
-        DirtyBucketDetector.detect(recorded.table, delete, List.of(MINUTE)).get(MINUTE.view());
+        DirtyBucketDetector.detect(
+                recorded.table, delete, List.of(MINUTE), ManifestWork.LOCAL_READS)
+            .get(MINUTE.view());
 
     assertThat(dirty.ranges().ranges())
         .containsExactly(minutes("2026-04-08T10:00:00Z", "2026-04-08T10:31:00Z"));

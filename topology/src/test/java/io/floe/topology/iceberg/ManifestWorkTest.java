@@ -12,9 +12,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.CloseableIterable;
@@ -37,6 +42,52 @@ class ManifestWorkTest {
   @AfterEach
   void tearDown() throws Exception {
     lake.close();
+  }
+
+  @Test
+  void shouldReturnFromAReadAheadBeforeItsReadsCompleteAndLetTheWalkJoinThem() throws Exception {
+    // Given a snapshot of three manifests, on a remote store that holds every manifest request
+    Table trades = lake.createTrades("market", "trades");
+    for (String day : List.of("2026-04-08", "2026-04-09", "2026-04-10")) {
+      lake.append(trades, List.of(lake.trade("A", day + "T10:00:00Z", 1.0, 1L, "B")));
+    }
+    ExecutorService remoteReads = ManifestWork.newRemoteReadsPool();
+    try (IcebergFixture floe = IcebergFixture.create(RemoteStore.gated(lake.catalogProperties()))) {
+      Table table = RemoteStore.remote(floe.load("market", "trades"));
+      List<ManifestFile> manifests = table.currentSnapshot().allManifests(table.io());
+      GatedFileIO.hold(OpenCountingFileIO::isManifest);
+      Thread readingAhead =
+          new Thread(
+              () ->
+                  ManifestWork.overlappingRemoteReadsOn(remoteReads)
+                      .readAhead(table, () -> manifests));
+      try {
+        // When detection reads them ahead
+        readingAhead.start();
+        readingAhead.join(TimeUnit.SECONDS.toMillis(10));
+
+        // Then it returned with its reads still held in flight (on main it waited for them, in a
+        // pool that also runs whole chunks' readers)
+        assertThat(readingAhead.isAlive()).isFalse();
+        assertThat(GatedFileIO.awaitOpened()).isTrue();
+      } finally {
+        GatedFileIO.release();
+        readingAhead.join(TimeUnit.SECONDS.toMillis(30));
+      }
+
+      // And the walk that reads them next joins the reads in flight: each is read once
+      for (ManifestFile manifest : manifests) {
+        try (ManifestReader<DataFile> reader =
+            ManifestFiles.read(manifest, table.io(), table.specs())) {
+          reader.forEach(file -> {});
+        }
+      }
+      assertThat(GatedFileIO.opensByFile())
+          .hasSize(3)
+          .allSatisfy((manifest, opens) -> assertThat(opens).as(manifest).isOne());
+    } finally {
+      remoteReads.shutdownNow();
+    }
   }
 
   @Test

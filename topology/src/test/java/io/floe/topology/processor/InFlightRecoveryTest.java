@@ -7,7 +7,6 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
 import io.floe.testing.IcebergFixture;
-import io.floe.topology.FloeMetrics;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.JsonSerde;

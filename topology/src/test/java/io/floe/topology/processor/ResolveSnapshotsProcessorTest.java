@@ -3,7 +3,6 @@ package io.floe.topology.processor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.schemas.FloeSerdes;
-import io.floe.topology.FloeMetrics;
 import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.TableCursor;

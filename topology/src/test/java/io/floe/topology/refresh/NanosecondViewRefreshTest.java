@@ -8,6 +8,7 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
@@ -237,7 +238,8 @@ class NanosecondViewRefreshTest {
   private static DirtyBuckets detect(Table table, long snapshot, ViewDefinition view) {
     table.refresh();
     BucketedView buckets = BucketedView.of(ViewRefresherTest.compiled(view));
-    return DirtyBucketDetector.detect(table, snapshot, List.of(buckets)).get(view.name());
+    return DirtyBucketDetector.detect(table, snapshot, List.of(buckets), ManifestWork.LOCAL_READS)
+        .get(view.name());
   }
 
   private Table target(ViewDefinition view) {

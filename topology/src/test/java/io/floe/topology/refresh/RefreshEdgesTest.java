@@ -13,6 +13,10 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.GatedFileIO;
+import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.iceberg.RemoteStore;
+import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.RefreshSettings;
@@ -27,8 +31,10 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.concurrent.ExecutorService;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -75,6 +81,15 @@ class RefreshEdgesTest {
 
   private Table target() {
     return lake.load("analytics", "bars");
+  }
+
+  /** The OHLCV view {@code bars}, its target refreshed to source snapshot {@code snapshot}. */
+  private CompiledView refreshedAt(long snapshot) {
+    CompiledView view = compiled(view(OHLCV, null), 1);
+    refresher.refresh(
+        RefreshRequest.of(view, snapshot, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+    return view;
   }
 
   private long minutes(int count, String hour) {
@@ -187,7 +202,8 @@ class RefreshEdgesTest {
                 republished,
                 s2,
                 s1,
-                DirtyBucketDetector.detect(trades, s2, List.of(BucketedView.of(republished)))
+                DirtyBucketDetector.detect(
+                        trades, s2, List.of(BucketedView.of(republished)), ManifestWork.LOCAL_READS)
                     .get("bars")),
             ViewRefresher.ProgressListener.NONE);
 
@@ -284,10 +300,7 @@ class RefreshEdgesTest {
   void shouldRefreshATargetWhoseRecordedRefreshIdIsGarbledAndSaySoOnce() {
     // Given a target whose floe.refresh-id was overwritten with something that is no refresh id
     long s1 = minutes(3, "2026-04-08T10");
-    CompiledView view = compiled(view(OHLCV, null), 1);
-    refresher.refresh(
-        RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
-        ViewRefresher.ProgressListener.NONE);
+    CompiledView view = refreshedAt(s1);
     target().updateProperties().set(FloeProperties.REFRESH_ID, "bars@@garbled").commit();
     long s2 = minutes(2, "2026-04-08T11");
 
@@ -313,14 +326,94 @@ class RefreshEdgesTest {
   }
 
   @Test
+  void shouldReadTheManifestsOfACatchUpOverSeveralSnapshotsAheadOnARemoteStore() throws Exception {
+    // Given a target at s1, and since then an append and an overwrite of the source, whose
+    // manifests (its own and its parent's it rewrote) a walk reads one after the other
+    long s1 = minutes(3, "2026-04-08T10");
+    CompiledView view = refreshedAt(s1);
+    minutes(2, "2026-04-08T11");
+    long s3 =
+        lake.overwrite(
+            trades, r -> true, List.of(lake.trade("AAPL", "2026-04-08T12:00:05Z", 9.0, 1L, "B")));
+    RefreshRequest request = RefreshRequest.of(view, s3, s1, DirtyBuckets.all("caught up"));
+    RefreshPlanner.Recompute expected =
+        (RefreshPlanner.Recompute)
+            plan(request, lake.load("market", "trades"), ManifestWork.LOCAL_READS);
+
+    // When a refresh plans its catch-up over them on a remote store that holds each manifest's
+    // request
+    ExecutorService remoteReads = ManifestWork.newRemoteReadsPool();
+    RemoteStore.Held<RefreshPlanner.Plan> planning;
+    try (IcebergFixture floe = IcebergFixture.create(RemoteStore.gated(lake.catalogProperties()))) {
+      Table source = RemoteStore.remote(floe.load("market", "trades"));
+      ManifestWork manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads);
+      planning = RemoteStore.holdingManifests(() -> plan(request, source, manifests));
+    } finally {
+      remoteReads.shutdownNow();
+    }
+
+    // Then their manifests were in flight at once (one after the other when the planner was given
+    // LOCAL_READS), each read once, and the plan is the one on local files
+    assertThat(planning.inFlight()).isGreaterThanOrEqualTo(2);
+    assertThat(GatedFileIO.opensByFile())
+        .allSatisfy((manifest, opens) -> assertThat(opens).as(manifest).isOne());
+    assertThat(planning.result()).isEqualTo(expected);
+    assertThat(expected.dirty().isEmpty()).isFalse();
+  }
+
+  /** The plan of {@code request} from the target as it is, as the refresher makes it. */
+  private RefreshPlanner.Plan plan(RefreshRequest request, Table source, ManifestWork manifests) {
+    Snapshot pinned = source.snapshot(request.sourceSnapshotId());
+    CompiledView.Bound bound;
+    try {
+      bound = request.view().bind(SourceReader.readSchema(source, pinned));
+    } catch (InvalidViewException e) {
+      throw new AssertionError(e);
+    }
+    return RefreshPlanner.plan(
+        request,
+        source,
+        pinned,
+        Bookmark.of(target()),
+        bound.plan().sourceColumns().withNameMapping(ViewScan.nameMapping(source)),
+        BucketedView.of(request.view()),
+        bound.plan().bucketing(),
+        false,
+        manifests);
+  }
+
+  @Test
+  void shouldWarnOfAGarbledRefreshIdOncePerTargetAndValue() {
+    // Given a table whose floe.refresh-id is no refresh id
+    trades.updateProperties().set(FloeProperties.REFRESH_ID, "trades@@first").commit();
+
+    // When its bookmark is read three times, then three times more once another such value is
+    // written (a refresh, a freshness check, compaction and maintenance each read it)
+    List<String> warnings;
+    try (WarningsOf bookmarks = new WarningsOf(Bookmark.class)) {
+      for (int read = 0; read < 3; read++) {
+        assertThat(Bookmark.of(trades).refreshId()).isNull();
+      }
+      trades.updateProperties().set(FloeProperties.REFRESH_ID, "trades@@second").commit();
+      for (int read = 0; read < 3; read++) {
+        assertThat(Bookmark.of(trades).refreshId()).isNull();
+      }
+      warnings = bookmarks.lines();
+    }
+
+    // Then each value was said once (on main, at every read)
+    assertThat(warnings)
+        .satisfiesExactly(
+            first -> assertThat(first).contains(trades.name(), "'trades@@first'"),
+            second -> assertThat(second).contains(trades.name(), "'trades@@second'"));
+  }
+
+  @Test
   void shouldFindAForcedRefreshAppliedWhenTheTargetRecordsItsIdInTheFormOfAnEarlierRelease() {
     // Given a forced full refresh committed, its id recorded as an earlier release wrote it
     // ("/full@<request time>" where this release writes "/full-<n>")
     long s1 = minutes(3, "2026-04-08T10");
-    CompiledView view = compiled(view(OHLCV, null), 1);
-    refresher.refresh(
-        RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
-        ViewRefresher.ProgressListener.NONE);
+    CompiledView view = refreshedAt(s1);
     RefreshRequest forced =
         new RefreshRequest(
             view,
@@ -407,14 +500,13 @@ class RefreshEdgesTest {
   @Test
   void shouldReportARefreshFoundAppliedWithTheRangesAndModeItCommitted() {
     long s1 = minutes(3, "2026-04-08T10");
-    CompiledView view = compiled(view(OHLCV, null), 1);
-    refresher.refresh(
-        RefreshRequest.of(view, s1, null, DirtyBuckets.none()),
-        ViewRefresher.ProgressListener.NONE);
+    CompiledView view = refreshedAt(s1);
     long s2 =
         lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:01:30Z", 3.0, 2L, "S")));
     DirtyBuckets dirty =
-        DirtyBucketDetector.detect(trades, s2, List.of(BucketedView.of(view))).get("bars");
+        DirtyBucketDetector.detect(
+                trades, s2, List.of(BucketedView.of(view)), ManifestWork.LOCAL_READS)
+            .get("bars");
     RefreshRequest request = RefreshRequest.of(view, s2, s1, dirty);
     RefreshOutcome committed = refresher.refresh(request, ViewRefresher.ProgressListener.NONE);
 

@@ -11,6 +11,7 @@ import io.floe.testing.workload.TradeViews;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
@@ -628,7 +629,8 @@ class TargetWritesTest {
             DirtyBucketDetector.detect(
                     target,
                     compaction.snapshotId(),
-                    List.of(BucketedView.of(CompiledView.compile(hour, 0))))
+                    List.of(BucketedView.of(CompiledView.compile(hour, 0))),
+                    ManifestWork.LOCAL_READS)
                 .get(hour.name())
                 .isEmpty())
         .isTrue();
@@ -659,7 +661,10 @@ class TargetWritesTest {
       Long watermark = watermarks.get(minute.name());
       DirtyBuckets dirty =
           DirtyBucketDetector.detect(
-                  trades, snapshot, List.of(BucketedView.of(CompiledView.compile(minute, 0))))
+                  trades,
+                  snapshot,
+                  List.of(BucketedView.of(CompiledView.compile(minute, 0))),
+                  ManifestWork.LOCAL_READS)
               .get(minute.name());
       RefreshRequest request = ViewRefresherTest.request(minute, snapshot, watermark, dirty);
       try {

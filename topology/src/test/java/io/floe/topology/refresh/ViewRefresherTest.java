@@ -17,6 +17,7 @@ import io.floe.topology.bucket.Granularity;
 import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.RefreshSettings;
@@ -106,7 +107,11 @@ class ViewRefresherTest {
           org.apache.iceberg.util.SnapshotUtil.snapshotIdsBetween(source, watermark, current)) {
         dirty =
             dirty.union(
-                DirtyBucketDetector.detect(source, id, List.of(BucketedView.of(compiled(view))))
+                DirtyBucketDetector.detect(
+                        source,
+                        id,
+                        List.of(BucketedView.of(compiled(view))),
+                        ManifestWork.LOCAL_READS)
                     .get(view.name()));
       }
     }

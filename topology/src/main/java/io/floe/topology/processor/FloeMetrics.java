@@ -1,5 +1,7 @@
-package io.floe.topology;
+package io.floe.topology.processor;
 
+import io.floe.topology.maintain.ViewMaintainer.Report;
+import io.floe.topology.maintain.ViewState;
 import io.floe.topology.refresh.RefreshOutcome;
 
 /**
@@ -36,6 +38,27 @@ public interface FloeMetrics {
 
   /** A refresh of {@code view} failed. */
   default void refreshFailed(String view, String error) {}
+
+  /** Counts what the maintainer reports of a view: a refresh, its failure, a compaction. */
+  default void report(Report report) {
+    if (report instanceof Report.Compacted compacted) {
+      compacted(compacted.view(), compacted.compaction());
+    } else if (report instanceof Report.Refreshed done) {
+      refreshed(done.view(), done.outcome(), done.durationMs(), done.lagMs());
+    } else if (report instanceof Report.Failed failed) {
+      refreshFailed(failed.view(), failed.message());
+    }
+  }
+
+  /** Reports the status of {@code view} as {@code state} has it. */
+  default void viewStatus(String view, ViewState state) {
+    ViewState.LastRefresh last = state.last();
+    viewStatus(
+        view,
+        state.status().name(),
+        state.pending().rangeCount(),
+        last == null ? null : last.lagMs());
+  }
 
   /**
    * The state of a view this instance maintains, reported every tick.
