@@ -297,6 +297,35 @@ class ViewScanTest {
   }
 
   @Test
+  void shouldGroupByAStringWhoseDictionaryFallsBackToPlainWithinAColumnChunk()
+      throws InvalidViewException {
+    // Given a string group key of three values in the first half of each file, and of 400 after
+    // it: too many for a dictionary of 512 bytes, so the writer falls back to plain mid-chunk
+    Table trades = lake.createTrades("market", "symbols");
+    trades
+        .updateProperties()
+        .set("write.parquet.page-row-limit", "100")
+        .set("write.parquet.dict-size-bytes", "512")
+        .commit();
+    for (int file = 0; file < 2; file++) {
+      List<Record> records = trades(file * 4000L, 4000);
+      for (int r = records.size() / 2; r < records.size(); r++) {
+        records.get(r).setField("symbol", "X" + r % 400);
+      }
+      lake.append(trades, records);
+    }
+    String query =
+        "SELECT symbol, date_trunc('hour', ts) AS hour_ts, count(*) AS n, sum(quantity) AS volume,"
+            + " max(side) AS side FROM lake.market.symbols GROUP BY 1, 2";
+
+    // When it is recomputed by one worker, which meets both files' dictionaries (their symbols in
+    // different orders), then it equals the oracle: the keys by dictionary id and by value
+    ViewScan.Result result = assertMatchesOracle(trades, query, BucketRangeSet.of(all()), true, 1);
+
+    assertThat(result.stats().rowGroupsRead()).as("row groups read directly").isEqualTo(2);
+  }
+
+  @Test
   void shouldScanOnDaemonThreadsNamedForScansOfAPoolItsOwnerShutsDown()
       throws InterruptedException {
     // Given the pool a service builds for its scans

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh.eval.scan;
 
+import io.floe.topology.refresh.eval.vector.DictionaryVector;
 import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.DoubleVector;
 import io.floe.topology.refresh.eval.vector.Vectors.LongVector;
@@ -30,7 +31,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * adds is that values go straight into primitive arrays, with no per-value converter call or
  * column-reader state machine, which was most of a full refresh's time. Plain-encoded numbers are
  * read from the page's bytes directly; dictionary entries are decoded once per column chunk into
- * the vector's representation.
+ * the vector's representation, and a string column's rows stay ids into them ({@link
+ * DictionaryVector}) where its pages are dictionary-encoded, values where the writer fell back.
  *
  * <p>Rows are read in runs ({@link #skipTo} a row of the row group, then {@link #read} the rows
  * from it), so that a row group whose pages the column index pruned is read too: its columns' pages
@@ -294,6 +296,18 @@ final class ParquetPages {
         }
       };
     }
+    if (vector instanceof DictionaryVector strings) {
+      // The ids themselves; the entries once for the chunk.
+      strings.setDictionary((String[]) decodedDictionary);
+      return (defined, max, offset, m) -> {
+        int[] out = strings.ids;
+        ids.read(defined, max, m);
+        for (int i = 0, next = 0; i < m; i++) {
+          out[offset + i] =
+              defined == null || defined[i] == max ? id[next++] : DictionaryVector.NULL;
+        }
+      };
+    }
     // One instance per dictionary entry, shared by every row that holds it.
     Object[] entries = (Object[]) decodedDictionary;
     return (defined, max, offset, m) -> {
@@ -356,7 +370,7 @@ final class ParquetPages {
       }
       return entries;
     }
-    Object[] entries = new Object[size];
+    Object[] entries = vector instanceof DictionaryVector ? new String[size] : new Object[size];
     for (int id = 0; id < size; id++) {
       entries[id] =
           switch (physical) {
