@@ -123,6 +123,12 @@ class ViewScanTest {
 
   /** The same with table properties of the writer, and {@code rows} rows per file. */
   private Table typesTable(String bucketType, Map<String, String> properties, int rows) {
+    return typesTable(bucketType, properties, rows, false);
+  }
+
+  /** The same, each file's rows in order of the bucket column (nulls first) when asked. */
+  private Table typesTable(
+      String bucketType, Map<String, String> properties, int rows, boolean sorted) {
     Type type = bucketType(bucketType);
     Schema schema = typesSchema(type);
     Map<String, String> all = new java.util.HashMap<>(properties);
@@ -155,6 +161,13 @@ class ViewScanTest {
         record.setField(
             "bin", nullOr(random, ByteBuffer.wrap(new byte[] {(byte) random.nextInt(4)})));
         records.add(record);
+      }
+      if (sorted) {
+        records.sort(
+            java.util.Comparator.comparing(
+                (Record r) -> (Number) IcebergValues.toNative(type, r.getField("b")),
+                java.util.Comparator.nullsFirst(
+                    java.util.Comparator.comparingLong(Number::longValue))));
       }
       lake.append(table, records);
     }
@@ -248,6 +261,68 @@ class ViewScanTest {
                     org.apache.parquet.column.Encoding.RLE_DICTIONARY,
                     org.apache.parquet.column.Encoding.DELTA_BINARY_PACKED,
                     org.apache.parquet.column.Encoding.PLAIN));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"v1", "v2"})
+  void shouldEqualTheOracleOnPrunedPagesOfEveryTypeWithNullsAndFallenBackDictionaries(
+      String pageVersion) throws InvalidViewException {
+    // Given files sorted by the bucket column, each column chunk of a row group in many pages of
+    // at most 300 rows and about 500 bytes, so that the pages of wide columns (ended by the size,
+    // checked every 100 rows) and narrow ones (by the row limit) end at different rows, with
+    // nulls, and dictionaries small enough to fall back to other encodings
+    Table table =
+        typesTable(
+            "timestamptz",
+            Map.of(
+                "write.parquet.page-version", pageVersion,
+                "write.parquet.page-row-limit", "300",
+                "write.parquet.page-size-bytes", "500",
+                "write.parquet.dict-size-bytes", "256"),
+            3000,
+            true);
+    String query =
+        "SELECT s, date_trunc('hour', b) AS hour_b, count(*) AS n, sum(i) AS si, sum(l) AS sl,"
+            + " sum(d) AS sd, min(f) AS minf, max(t) AS maxt, max(dt) AS maxdt, max(s) AS maxs,"
+            + " min_by(d, id) AS first_d, count_if(flag) AS nflag FROM lake.market.t GROUP BY 1, 2";
+    // When a few hours of the middle day are recomputed, with the null bucket
+    long from = micros(LocalDateTime.of(2026, 4, 9, 10, 0));
+    BucketRangeSet hours = BucketRangeSet.of(new BucketRange(from, from + 3 * 3_600_000_000L));
+
+    ViewScan.Result result = assertMatchesOracle(table, query, hours, true, 2);
+
+    // Then the rows are read directly from the kept pages only: those of the hours and the nulls
+    assertThat(result.stats().rowGroupsRead()).as("row groups read directly").isEqualTo(4);
+    assertThat(result.stats().rowsRead()).isBetween(4 * 300L, 4 * 1000L);
+  }
+
+  @Test
+  void shouldGroupByAStringWhoseDictionaryFallsBackToPlainWithinAColumnChunk()
+      throws InvalidViewException {
+    // Given a string group key of three values in the first half of each file, and of 400 after
+    // it: too many for a dictionary of 512 bytes, so the writer falls back to plain mid-chunk
+    Table trades = lake.createTrades("market", "symbols");
+    trades
+        .updateProperties()
+        .set("write.parquet.page-row-limit", "100")
+        .set("write.parquet.dict-size-bytes", "512")
+        .commit();
+    for (int file = 0; file < 2; file++) {
+      List<Record> records = trades(file * 4000L, 4000);
+      for (int r = records.size() / 2; r < records.size(); r++) {
+        records.get(r).setField("symbol", "X" + r % 400);
+      }
+      lake.append(trades, records);
+    }
+    String query =
+        "SELECT symbol, date_trunc('hour', ts) AS hour_ts, count(*) AS n, sum(quantity) AS volume,"
+            + " max(side) AS side FROM lake.market.symbols GROUP BY 1, 2";
+
+    // When it is recomputed by one worker, which meets both files' dictionaries (their symbols in
+    // different orders), then it equals the oracle: the keys by dictionary id and by value
+    ViewScan.Result result = assertMatchesOracle(trades, query, BucketRangeSet.of(all()), true, 1);
+
+    assertThat(result.stats().rowGroupsRead()).as("row groups read directly").isEqualTo(2);
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.refresh.eval.expr.CompiledExpressions;
 import io.floe.topology.refresh.eval.expr.VectorPredicate;
+import io.floe.topology.refresh.eval.vector.DictionaryVector;
 import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.DoubleVector;
 import io.floe.topology.refresh.eval.vector.Vectors.LongKind;
@@ -236,6 +237,8 @@ public final class PartialAggregation {
             column[i] = longs.values[i];
           }
         }
+      } else if (v instanceof DictionaryVector strings) {
+        ((DictionaryKey) encoders[k]).encode(strings, groupOfRow, n, column, rowMasks, bit);
       } else {
         KeyEncoder encoder = encoders[k];
         for (int i = 0; i < n; i++) {
@@ -436,7 +439,10 @@ public final class PartialAggregation {
     }
   }
 
-  /** Strings and any other values: ids in order of first appearance; equality is equals(). */
+  /**
+   * Strings and any other values: ids in order of first appearance; equality is equals(). Rows of a
+   * {@link DictionaryVector} are keyed by their dictionary ids.
+   */
   private static final class DictionaryKey implements KeyEncoder {
     /** Slots of the cache of ids by value instance. */
     private static final int INSTANCES = 64;
@@ -452,6 +458,53 @@ public final class PartialAggregation {
     private final Object[] instances = new Object[INSTANCES];
 
     private final int[] instanceIds = new int[INSTANCES];
+
+    /**
+     * The dictionary of the column chunk last met and the key id of each of its entries, -1 until
+     * first met: a chunk's rows are keyed by their dictionary ids, each entry looked up once.
+     */
+    private String[] chunkDictionary;
+
+    private int[] chunkKeys;
+
+    /**
+     * Encodes the selected rows among {@code [0, n)} of a string column into {@code column}, and
+     * marks its nulls in {@code rowMasks} with {@code bit}.
+     */
+    void encode(
+        DictionaryVector strings,
+        int[] groupOfRow,
+        int n,
+        long[] column,
+        long[] rowMasks,
+        long bit) {
+      String[] dictionary = strings.dictionary();
+      if (dictionary != chunkDictionary) {
+        chunkDictionary = dictionary;
+        chunkKeys = new int[dictionary.length];
+        Arrays.fill(chunkKeys, -1);
+      }
+      int[] ids = strings.ids;
+      for (int i = 0; i < n; i++) {
+        if (groupOfRow[i] < 0) {
+          continue;
+        }
+        int id = ids[i];
+        if (id >= 0) {
+          int key = chunkKeys[id];
+          if (key < 0) {
+            key = idOf(dictionary[id]);
+            chunkKeys[id] = key;
+          }
+          column[i] = key;
+        } else if (id == DictionaryVector.NULL) {
+          rowMasks[i] |= bit;
+          column[i] = 0;
+        } else {
+          column[i] = encode(strings, i);
+        }
+      }
+    }
 
     @Override
     public long encode(Vector vector, int row) {

@@ -4,13 +4,12 @@ import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.refresh.eval.vector.BatchSink;
 import io.floe.topology.refresh.eval.vector.Vectors;
-import io.floe.topology.refresh.eval.vector.Vectors.DoubleVector;
-import io.floe.topology.refresh.eval.vector.Vectors.LongVector;
 import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.PrimitiveIterator;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
@@ -24,9 +23,6 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnReader;
-import org.apache.parquet.column.Dictionary;
-import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.filter2.compat.FilterCompat;
@@ -37,22 +33,18 @@ import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
-import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.Converter;
-import org.apache.parquet.io.api.GroupConverter;
-import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
- * Reads a planned Parquet file straight into batch vectors with Parquet's column readers: values
- * are decoded into primitive arrays with no record or boxed value per row, strings are decoded once
- * per dictionary entry, and row groups whose bucket-column statistics miss the chunk's buckets are
- * never read (Iceberg's own {@link ParquetMetricsRowGroupFilter} decides, as in Iceberg's reader).
- * Position deletes and deletion vectors apply by file position. Files go through any {@code
- * FileIO}.
+ * Reads a planned Parquet file straight into batch vectors, a column chunk at a time through {@link
+ * ParquetPages}: values are decoded into primitive arrays with no record or boxed value per row,
+ * strings are decoded once per dictionary entry, and row groups whose bucket-column statistics miss
+ * the chunk's buckets are never read (Iceberg's own {@link ParquetMetricsRowGroupFilter} decides,
+ * as in Iceberg's reader). Position deletes and deletion vectors apply by file position. Files go
+ * through any {@code FileIO}.
  *
  * <p>It reads flat columns of the types whose native value is a plain value (boolean, int, long,
  * float, double, date, time, timestamps, string) found by field id, including Iceberg's int to long
@@ -61,7 +53,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * position); {@link #read} returns null for any other file, which then goes to {@link
  * RecordBatches}. Pages whose column-index statistics of the bucket column miss the chunk's buckets
  * are skipped too (Parquet's column-index filter), so a time-sorted file is read about as far as
- * the chunk's rows go.
+ * the chunk's rows go; the rows of the kept pages are read by their row indexes, the same decoder
+ * as for a row group read whole.
  */
 public final class ParquetBatches {
 
@@ -91,17 +84,14 @@ public final class ParquetBatches {
     MessageType fileSchema = columns.withIds(footer.getFileMetaData().getSchema());
     List<Types.NestedField> fields = columns.projection().columns();
     List<org.apache.parquet.schema.Type> requestedFields = new ArrayList<>();
-    ValueConverter[] converters = new ValueConverter[fields.size()];
+    Vector[] vectors = new Vector[fields.size()];
     for (int c = 0; c < fields.size(); c++) {
       org.apache.parquet.schema.Type fileField = fieldById(fileSchema, fields.get(c).fieldId());
-      Vector vector = sink.vectors()[columns.positions()[c]];
-      ValueConverter converter =
-          fileField == null ? null : converter(fields.get(c).type(), fileField, vector);
-      if (converter == null) {
+      if (fileField == null || !isReadable(fields.get(c).type(), fileField)) {
         return null;
       }
       requestedFields.add(fileField);
-      converters[c] = converter;
+      vectors[c] = sink.vectors()[columns.positions()[c]];
     }
     MessageType requested = new MessageType(fileSchema.getName(), requestedFields);
     ParquetMetricsRowGroupFilter stats =
@@ -109,19 +99,6 @@ public final class ParquetBatches {
                 || columns.rowGroupFilter().equals(Expressions.alwaysTrue())
             ? null
             : new ParquetMetricsRowGroupFilter(columns.projection(), columns.rowGroupFilter());
-    GroupConverter root =
-        new GroupConverter() {
-          @Override
-          public Converter getConverter(int field) {
-            return converters[field];
-          }
-
-          @Override
-          public void start() {}
-
-          @Override
-          public void end() {}
-        };
     List<BlockMetaData> blocks = footer.getBlocks();
     // The row groups to read: of this split, and not ruled out by the footer's statistics.
     List<Integer> toRead = new ArrayList<>();
@@ -171,9 +148,7 @@ public final class ParquetBatches {
             continue;
           }
           read++;
-          rows +=
-              readRowGroup(
-                  filtered, requested, root, converters, reader, firstPositions[b], deleted, sink);
+          rows += readRowGroup(filtered, requested, vectors, firstPositions[b], deleted, sink);
         }
       }
       return new Read(rows, read, skipped);
@@ -265,60 +240,63 @@ public final class ParquetBatches {
     }
   }
 
+  /**
+   * Reads the rows of a row group that remain, all of them or, with pages skipped, those of the
+   * kept row ranges, as runs of consecutive rows: each column skips to a run's first row, then
+   * reads its rows into the batch.
+   */
   private static long readRowGroup(
       PageReadStore pages,
       MessageType requested,
-      GroupConverter root,
-      ValueConverter[] converters,
-      ParquetFileReader reader,
+      Vector[] vectors,
       long firstPosition,
       PositionDeleteIndex deleted,
       BatchSink sink) {
     List<ColumnDescriptor> descriptors = requested.getColumns();
-    // With pages skipped, the rows that remain and their indexes in the row group.
-    java.util.PrimitiveIterator.OfLong indexes = pages.getRowIndexes().orElse(null);
-    ParquetPages[] whole = null;
-    ColumnReader[] readers = null;
-    if (indexes == null) {
-      whole = new ParquetPages[descriptors.size()];
-      for (int c = 0; c < whole.length; c++) {
-        whole[c] =
-            new ParquetPages(
-                pages.getPageReader(descriptors.get(c)), descriptors.get(c), converters[c].vector);
-      }
-    } else {
-      ColumnReadStoreImpl store =
-          new ColumnReadStoreImpl(pages, root, requested, reader.getFileMetaData().getCreatedBy());
-      readers = new ColumnReader[descriptors.size()];
-      for (int c = 0; c < readers.length; c++) {
-        readers[c] = store.getColumnReader(descriptors.get(c));
-      }
+    ParquetPages[] columns = new ParquetPages[descriptors.size()];
+    for (int c = 0; c < columns.length; c++) {
+      columns[c] =
+          new ParquetPages(pages.getPageReader(descriptors.get(c)), descriptors.get(c), vectors[c]);
     }
     long total = pages.getRowCount();
+    // With pages skipped, the indexes in the row group of the rows that remain, ascending.
+    PrimitiveIterator.OfLong indexes = pages.getRowIndexes().orElse(null);
+    long runStart = 0;
+    long runLeft = indexes == null ? total : 0;
+    // The first row of the run after the current one, once the current one's end is found.
+    long nextRun = -1;
     long[] positions = deleted == null ? null : new long[Vectors.BATCH];
     long live = 0;
     for (long done = 0; done < total; ) {
       int n = (int) Math.min(Vectors.BATCH, total - done);
-      if (whole != null) {
-        for (ParquetPages column : whole) {
-          column.read(n);
+      for (int filled = 0; filled < n; ) {
+        if (runLeft == 0) {
+          runStart = nextRun >= 0 ? nextRun : indexes.nextLong();
+          runLeft = 1;
+          nextRun = -1;
+          while (nextRun < 0 && indexes.hasNext()) {
+            long index = indexes.nextLong();
+            if (index == runStart + runLeft) {
+              runLeft++;
+            } else {
+              nextRun = index;
+            }
+          }
         }
-      } else {
-        for (int c = 0; c < readers.length; c++) {
-          readValues(readers[c], converters[c], n);
-        }
+        int m = (int) Math.min(runLeft, n - filled);
+        readRun(columns, runStart, filled, m, positions, firstPosition);
+        filled += m;
+        runStart += m;
+        runLeft -= m;
       }
       int kept = n;
       if (deleted != null) {
-        for (int i = 0; i < n; i++) {
-          positions[i] = firstPosition + (indexes == null ? done + i : indexes.nextLong());
-        }
         kept = 0;
         for (int i = 0; i < n; i++) {
           if (!deleted.isDeleted(positions[i])) {
             if (kept != i) {
-              for (ValueConverter converter : converters) {
-                converter.vector.move(i, kept);
+              for (Vector vector : vectors) {
+                vector.move(i, kept);
               }
             }
             kept++;
@@ -334,17 +312,20 @@ public final class ParquetBatches {
     return live;
   }
 
-  /** Decodes the next {@code n} values of a column through Parquet's column reader. */
-  private static void readValues(ColumnReader column, ValueConverter converter, int n) {
-    int defined = column.getDescriptor().getMaxDefinitionLevel();
-    for (int i = 0; i < n; i++) {
-      if (column.getCurrentDefinitionLevel() == defined) {
-        converter.row = i;
-        column.writeCurrentValueToConverter();
-      } else {
-        converter.vector.setNull(i);
+  /**
+   * Reads rows {@code [first, first + m)} of the row group into batch rows {@code [offset, offset +
+   * m)}, and their file positions when deletes apply.
+   */
+  private static void readRun(
+      ParquetPages[] columns, long first, int offset, int m, long[] positions, long firstPosition) {
+    for (ParquetPages column : columns) {
+      column.skipTo(first);
+      column.read(offset, m);
+    }
+    if (positions != null) {
+      for (int i = 0; i < m; i++) {
+        positions[offset + i] = firstPosition + first + i;
       }
-      column.consume();
     }
   }
 
@@ -550,53 +531,40 @@ public final class ParquetBatches {
     return null;
   }
 
-  /** The converter of a file column into the vector of an Iceberg type, or null if unsupported. */
-  private static ValueConverter converter(
-      Type type, org.apache.parquet.schema.Type field, Vector vector) {
+  /**
+   * Whether {@link ParquetPages} decodes a file column into the native value of an Iceberg type: a
+   * flat column whose physical and logical type hold that value as it is.
+   */
+  private static boolean isReadable(Type type, org.apache.parquet.schema.Type field) {
     if (!field.isPrimitive()
         || field.isRepetition(org.apache.parquet.schema.Type.Repetition.REPEATED)) {
-      return null;
+      return false;
     }
     PrimitiveType primitive = field.asPrimitiveType();
     PrimitiveTypeName physical = primitive.getPrimitiveTypeName();
     LogicalTypeAnnotation logical = primitive.getLogicalTypeAnnotation();
     return switch (type.typeId()) {
-      case BOOLEAN -> physical == PrimitiveTypeName.BOOLEAN ? new BooleanConverter(vector) : null;
-      case INTEGER ->
-          physical == PrimitiveTypeName.INT32 && isPlainInteger(logical)
-              ? new LongConverter((LongVector) vector)
-              : null;
+      case BOOLEAN -> physical == PrimitiveTypeName.BOOLEAN;
+      case INTEGER -> physical == PrimitiveTypeName.INT32 && isPlainInteger(logical);
       case LONG ->
           (physical == PrimitiveTypeName.INT64 || physical == PrimitiveTypeName.INT32)
-                  && isPlainInteger(logical)
-              ? new LongConverter((LongVector) vector)
-              : null;
+              && isPlainInteger(logical);
       case DATE ->
           physical == PrimitiveTypeName.INT32
-                  && logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation
-              ? new LongConverter((LongVector) vector)
-              : null;
+              && logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation;
       case TIME ->
           physical == PrimitiveTypeName.INT64
-                  && logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation time
-                  && time.getUnit() == LogicalTypeAnnotation.TimeUnit.MICROS
-              ? new LongConverter((LongVector) vector)
-              : null;
-      case TIMESTAMP -> timestamp(physical, logical, LogicalTypeAnnotation.TimeUnit.MICROS, vector);
-      case TIMESTAMP_NANO ->
-          timestamp(physical, logical, LogicalTypeAnnotation.TimeUnit.NANOS, vector);
-      case FLOAT -> physical == PrimitiveTypeName.FLOAT ? new FloatConverter(vector) : null;
-      case DOUBLE ->
-          physical == PrimitiveTypeName.DOUBLE || physical == PrimitiveTypeName.FLOAT
-              ? new DoubleConverter((DoubleVector) vector)
-              : null;
+              && logical instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation time
+              && time.getUnit() == LogicalTypeAnnotation.TimeUnit.MICROS;
+      case TIMESTAMP -> isTimestamp(physical, logical, LogicalTypeAnnotation.TimeUnit.MICROS);
+      case TIMESTAMP_NANO -> isTimestamp(physical, logical, LogicalTypeAnnotation.TimeUnit.NANOS);
+      case FLOAT -> physical == PrimitiveTypeName.FLOAT;
+      case DOUBLE -> physical == PrimitiveTypeName.DOUBLE || physical == PrimitiveTypeName.FLOAT;
       case STRING ->
           physical == PrimitiveTypeName.BINARY
-                  && (logical == null
-                      || logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation)
-              ? new StringConverter(vector)
-              : null;
-      default -> null;
+              && (logical == null
+                  || logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation);
+      default -> false;
     };
   }
 
@@ -606,122 +574,13 @@ public final class ParquetBatches {
             && integer.isSigned();
   }
 
-  private static ValueConverter timestamp(
+  private static boolean isTimestamp(
       PrimitiveTypeName physical,
       LogicalTypeAnnotation logical,
-      LogicalTypeAnnotation.TimeUnit unit,
-      Vector vector) {
+      LogicalTypeAnnotation.TimeUnit unit) {
     return physical == PrimitiveTypeName.INT64
-            && logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation timestamp
-            && timestamp.getUnit() == unit
-        ? new LongConverter((LongVector) vector)
-        : null;
-  }
-
-  /** Writes the value Parquet decodes into row {@link #row} of a vector. */
-  private abstract static class ValueConverter extends PrimitiveConverter {
-    final Vector vector;
-    int row;
-
-    ValueConverter(Vector vector) {
-      this.vector = vector;
-    }
-  }
-
-  private static final class LongConverter extends ValueConverter {
-    private final LongVector longs;
-
-    LongConverter(LongVector vector) {
-      super(vector);
-      this.longs = vector;
-    }
-
-    @Override
-    public void addLong(long value) {
-      longs.set(row, value);
-    }
-
-    @Override
-    public void addInt(int value) {
-      longs.set(row, value);
-    }
-  }
-
-  private static final class DoubleConverter extends ValueConverter {
-    private final DoubleVector doubles;
-
-    DoubleConverter(DoubleVector vector) {
-      super(vector);
-      this.doubles = vector;
-    }
-
-    @Override
-    public void addDouble(double value) {
-      doubles.set(row, value);
-    }
-
-    @Override
-    public void addFloat(float value) {
-      doubles.set(row, value);
-    }
-  }
-
-  private static final class FloatConverter extends ValueConverter {
-    FloatConverter(Vector vector) {
-      super(vector);
-    }
-
-    @Override
-    public void addFloat(float value) {
-      vector.set(row, value);
-    }
-  }
-
-  private static final class BooleanConverter extends ValueConverter {
-    BooleanConverter(Vector vector) {
-      super(vector);
-    }
-
-    @Override
-    public void addBoolean(boolean value) {
-      vector.set(row, value);
-    }
-  }
-
-  /** Strings, each dictionary entry decoded once and shared by every row that holds it. */
-  private static final class StringConverter extends ValueConverter {
-    private Dictionary dictionary;
-    private String[] decoded;
-
-    StringConverter(Vector vector) {
-      super(vector);
-    }
-
-    @Override
-    public boolean hasDictionarySupport() {
-      return true;
-    }
-
-    @Override
-    public void setDictionary(Dictionary dictionary) {
-      this.dictionary = dictionary;
-      this.decoded = new String[dictionary.getMaxId() + 1];
-    }
-
-    @Override
-    public void addValueFromDictionary(int id) {
-      String value = decoded[id];
-      if (value == null) {
-        value = dictionary.decodeToBinary(id).toStringUsingUTF8();
-        decoded[id] = value;
-      }
-      vector.set(row, value);
-    }
-
-    @Override
-    public void addBinary(Binary value) {
-      vector.set(row, value.toStringUsingUTF8());
-    }
+        && logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation timestamp
+        && timestamp.getUnit() == unit;
   }
 
   /** Parquet's view of an Iceberg input file, so that every FileIO serves the reads. */

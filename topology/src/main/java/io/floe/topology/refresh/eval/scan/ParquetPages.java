@@ -1,5 +1,6 @@
 package io.floe.topology.refresh.eval.scan;
 
+import io.floe.topology.refresh.eval.vector.DictionaryVector;
 import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.DoubleVector;
 import io.floe.topology.refresh.eval.vector.Vectors.LongVector;
@@ -8,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.function.IntConsumer;
 import org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.parquet.bytes.BytesUtils;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -23,17 +25,20 @@ import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
- * Decodes one flat column chunk of a row group read whole, a page at a time, into batch vectors:
- * the definition levels of a run of rows first, then their values in one typed loop. {@link
- * HybridRle} decodes levels and dictionary ids many at a time, Parquet's own decoders the values of
- * other encodings; what this adds is that values go straight into primitive arrays, with no
- * per-value converter call or column-reader state machine, which was most of a full refresh's time.
- * Plain-encoded numbers are read from the page's bytes directly; dictionary entries are decoded
- * once per column chunk into the vector's representation.
+ * Decodes one flat column chunk, a page at a time, into batch vectors: the definition levels of a
+ * run of rows first, then their values in one typed loop. {@link HybridRle} decodes levels and
+ * dictionary ids many at a time, Parquet's own decoders the values of other encodings; what this
+ * adds is that values go straight into primitive arrays, with no per-value converter call or
+ * column-reader state machine, which was most of a full refresh's time. Plain-encoded numbers are
+ * read from the page's bytes directly; dictionary entries are decoded once per column chunk into
+ * the vector's representation, and a string column's rows stay ids into them ({@link
+ * DictionaryVector}) where its pages are dictionary-encoded, values where the writer fell back.
  *
- * <p>Only for row groups whose pages are all read: with pages skipped by the column index, the
- * columns' pages no longer line up by row, and {@link ParquetBatches} uses Parquet's column
- * readers.
+ * <p>Rows are read in runs ({@link #skipTo} a row of the row group, then {@link #read} the rows
+ * from it), so that a row group whose pages the column index pruned is read too: its columns' pages
+ * no longer line up by row, each page says its first row (the offset index), and the rows between
+ * the kept ranges are skipped, a whole page unread, the rest of a page by skipping its values in
+ * their encoding. A column is flat, so a value (or null) is a row.
  */
 final class ParquetPages {
 
@@ -52,6 +57,12 @@ final class ParquetPages {
 
   /** Values left in the current page, and the page's decoders. */
   private int left;
+
+  /** The index in the row group of the row of the current page's next value. */
+  private long row;
+
+  /** Skips the next {@code count} defined values of the current page, in its encoding. */
+  private IntConsumer skipValues;
 
   private Levels levels;
   private Values values;
@@ -72,11 +83,65 @@ final class ParquetPages {
     }
   }
 
-  /** Decodes the next {@code n} rows of the column into rows {@code [0, n)} of the vector. */
-  void read(int n) {
-    for (int done = 0; done < n; ) {
+  /**
+   * Skips to row {@code target} of the row group: pages that end before it are dropped undecoded,
+   * the values of its page before it skipped.
+   */
+  void skipTo(long target) {
+    while (row < target) {
       if (left == 0) {
         nextPage();
+      } else if (target - row >= left) {
+        row += left;
+        left = 0;
+      } else {
+        skip((int) (target - row));
+      }
+    }
+    if (row != target) {
+      throw new IllegalStateException(
+          "Column " + descriptor + " has no page holding row " + target + " of its row group");
+    }
+  }
+
+  /** Skips {@code m} rows of the current page, fewer than it has left. */
+  private void skip(int m) {
+    for (int done = 0; done < m; ) {
+      int k = Math.min(Vectors.BATCH, m - done);
+      int count = k;
+      if (maxDefinition > 0) {
+        levels.read(definitions, k);
+        count = 0;
+        for (int i = 0; i < k; i++) {
+          if (definitions[i] == maxDefinition) {
+            count++;
+          }
+        }
+      }
+      skipValues.accept(count);
+      done += k;
+    }
+    left -= m;
+    row += m;
+  }
+
+  /**
+   * Decodes the {@code n} rows from the current row on into rows {@code [offset, offset + n)} of
+   * the vector.
+   */
+  void read(int offset, int n) {
+    for (int done = 0; done < n; ) {
+      if (left == 0) {
+        long expected = row;
+        nextPage();
+        if (row != expected) {
+          throw new IllegalStateException(
+              "Column "
+                  + descriptor
+                  + " has no page holding row "
+                  + expected
+                  + " of its row group");
+        }
       }
       int m = Math.min(left, n - done);
       int[] defined = null;
@@ -84,8 +149,9 @@ final class ParquetPages {
         levels.read(definitions, m);
         defined = definitions;
       }
-      values.read(defined, maxDefinition, done, m);
+      values.read(defined, maxDefinition, offset + done, m);
       left -= m;
+      row += m;
       done += m;
     }
   }
@@ -121,6 +187,8 @@ final class ParquetPages {
       throw new UncheckedIOException("Cannot decode a page of " + descriptor, e);
     }
     left = page.getValueCount();
+    // Set in a row group whose pages the column index pruned; else pages follow one another.
+    row = page.getFirstRowIndex().orElse(row);
   }
 
   private Levels levels(ByteBuffer encoded) {
@@ -137,16 +205,21 @@ final class ParquetPages {
       ByteBuffer encoded = in.slice(in.available());
       int bitWidth = encoded.hasRemaining() ? encoded.get() & 0xFF : 0;
       ids.decoder = new HybridRle(encoded, bitWidth);
+      skipValues = ids::skip;
       return dictionaryValues();
     }
     if (encoding == Encoding.PLAIN
         && (vector instanceof LongVector || vector instanceof DoubleVector)
         && physical != PrimitiveTypeName.BOOLEAN) {
       ByteBuffer bytes = in.slice(in.available()).order(ByteOrder.LITTLE_ENDIAN);
+      int width =
+          physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.FLOAT ? 4 : 8;
+      skipValues = skipped -> bytes.position(bytes.position() + skipped * width);
       return plainValues(bytes);
     }
     ValuesReader reader = encoding.getValuesReader(descriptor, ValuesType.VALUES);
     reader.initFromPage(count, in);
+    skipValues = reader::skip;
     return genericValues(reader);
   }
 
@@ -223,6 +296,18 @@ final class ParquetPages {
         }
       };
     }
+    if (vector instanceof DictionaryVector strings) {
+      // The ids themselves; the entries once for the chunk.
+      strings.setDictionary((String[]) decodedDictionary);
+      return (defined, max, offset, m) -> {
+        int[] out = strings.ids;
+        ids.read(defined, max, m);
+        for (int i = 0, next = 0; i < m; i++) {
+          out[offset + i] =
+              defined == null || defined[i] == max ? id[next++] : DictionaryVector.NULL;
+        }
+      };
+    }
     // One instance per dictionary entry, shared by every row that holds it.
     Object[] entries = (Object[]) decodedDictionary;
     return (defined, max, offset, m) -> {
@@ -253,6 +338,13 @@ final class ParquetPages {
       }
       decoder.read(buffer, 0, count);
     }
+
+    /** Skips the ids of the next {@code count} defined values. */
+    void skip(int count) {
+      for (int done = 0; done < count; done += Vectors.BATCH) {
+        decoder.read(buffer, 0, Math.min(Vectors.BATCH, count - done));
+      }
+    }
   }
 
   /** The dictionary's entries in the vector's representation. */
@@ -278,7 +370,7 @@ final class ParquetPages {
       }
       return entries;
     }
-    Object[] entries = new Object[size];
+    Object[] entries = vector instanceof DictionaryVector ? new String[size] : new Object[size];
     for (int id = 0; id < size; id++) {
       entries[id] =
           switch (physical) {

@@ -6,8 +6,9 @@ import org.apache.iceberg.types.Type;
 /**
  * Column vectors of one batch of rows, in Floe's native value representation (see {@link
  * io.floe.topology.refresh.eval.expr.CalciteValues}): integers, dates, times and timestamps in a
- * {@code long[]}, doubles in a {@code double[]}, everything else as objects. Typed accessors read
- * any vector; {@link Vector#get} boxes.
+ * {@code long[]}, doubles in a {@code double[]}, strings as dictionary ids or values ({@link
+ * DictionaryVector}), everything else as objects. Typed accessors read any vector; {@link
+ * Vector#get} boxes.
  */
 public final class Vectors {
 
@@ -189,6 +190,7 @@ public final class Vectors {
       case INTEGER, DATE -> new LongVector(LongKind.INT);
       case LONG, TIME, TIMESTAMP, TIMESTAMP_NANO -> new LongVector(LongKind.LONG);
       case DOUBLE -> new DoubleVector();
+      case STRING -> new DictionaryVector();
       default -> new ObjectVector();
     };
   }
@@ -197,6 +199,9 @@ public final class Vectors {
   public static Vector like(Vector vector) {
     if (vector instanceof LongVector longs) {
       return new LongVector(longs.kind);
+    }
+    if (vector instanceof DictionaryVector) {
+      return new DictionaryVector();
     }
     return vector instanceof DoubleVector ? new DoubleVector() : new ObjectVector();
   }
