@@ -25,7 +25,6 @@ public final class CompiledView {
   private final long revision;
   private final String version;
   private final ParsedViewQuery query;
-  private final boolean joinsAccepted;
   private final Map<Schemas, Bound> bindings;
 
   /** The schemas of every table a binding read: the source's, then each dimension's by name. */
@@ -36,13 +35,11 @@ public final class CompiledView {
       long revision,
       String version,
       ParsedViewQuery query,
-      boolean joinsAccepted,
       Map<Schemas, Bound> bindings) {
     this.definition = definition;
     this.revision = revision;
     this.version = version;
     this.query = query;
-    this.joinsAccepted = joinsAccepted;
     this.bindings = bindings;
   }
 
@@ -61,26 +58,6 @@ public final class CompiledView {
         revision,
         definition.version(),
         ViewQueryParser.parse(definition.query()),
-        false,
-        new ConcurrentHashMap<>());
-  }
-
-  /**
-   * Compiles a definition whose query may join its fact table to dimension tables ({@link
-   * ViewQueryParser#parseWithDimensionJoins}). Not yet a service path: the index of views in force
-   * compiles with {@link #compile}, which rejects every join, until dimension commits drive the
-   * views that join them (DESIGN §3.10).
-   *
-   * @throws InvalidViewException when the query breaks a structural rule
-   */
-  public static CompiledView compileWithDimensionJoins(ViewDefinition definition, long revision)
-      throws InvalidViewException {
-    return new CompiledView(
-        definition,
-        revision,
-        definition.version(),
-        ViewQueryParser.parseWithDimensionJoins(definition.query()),
-        true,
         new ConcurrentHashMap<>());
   }
 
@@ -93,11 +70,9 @@ public final class CompiledView {
       throws InvalidViewException {
     String changedVersion = changed.version();
     if (changedVersion.equals(version) && changed.query().equals(definition.query())) {
-      return new CompiledView(changed, newRevision, version, query, joinsAccepted, bindings);
+      return new CompiledView(changed, newRevision, version, query, bindings);
     }
-    return joinsAccepted
-        ? compileWithDimensionJoins(changed, newRevision)
-        : compile(changed, newRevision);
+    return compile(changed, newRevision);
   }
 
   /**

@@ -110,7 +110,7 @@ class DimensionJoinRefreshTest {
 
   private static CompiledView compiled(ViewDefinition view) {
     try {
-      return CompiledView.compileWithDimensionJoins(view, 0);
+      return CompiledView.compile(view, 0);
     } catch (InvalidViewException e) {
       throw new AssertionError(e);
     }

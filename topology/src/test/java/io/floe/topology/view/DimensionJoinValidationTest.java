@@ -94,7 +94,7 @@ class DimensionJoinValidationTest {
   }
 
   private static CompiledView view() throws InvalidViewException {
-    return CompiledView.compileWithDimensionJoins(
+    return CompiledView.compile(
         ViewDefinition.of("by_sector", BY_SECTOR, TableName.parse("lake.analytics.by_sector")), 0);
   }
 
