@@ -18,6 +18,7 @@ import io.floe.topology.view.sql.FlatQuery;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -160,6 +161,17 @@ final class ValidateCommand implements Callable<Integer> {
                       .map(c -> c.name() + " " + c.type())
                       .collect(Collectors.joining(", ")));
           out.println("  reads        " + String.join(", ", plan.requiredColumns()));
+          for (ViewPlan.Dimension dimension : plan.dimensions()) {
+            out.println(
+                "  joins        "
+                    + dimension.kind()
+                    + " "
+                    + dimension.table()
+                    + " ON "
+                    + joinKeys(dimension)
+                    + ", reading "
+                    + String.join(", ", dimension.requiredColumns()));
+          }
           out.println("  flat query   " + FlatQuery.of(plan).replace("\n", "\n               "));
           out.println(
               "  appends      "
@@ -189,5 +201,14 @@ final class ValidateCommand implements Callable<Integer> {
     ArrayNode array = mapper.createArrayNode();
     results.forEach(result -> array.add(ValidatedViewJson.of(result)));
     return mapper.writeValueAsString(array);
+  }
+
+  /** The join's equalities, fact key = dimension key. */
+  private static String joinKeys(ViewPlan.Dimension dimension) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < dimension.factKeys().size(); i++) {
+      keys.add(dimension.factKeys().get(i) + " = " + dimension.keys().get(i));
+    }
+    return String.join(" AND ", keys);
   }
 }

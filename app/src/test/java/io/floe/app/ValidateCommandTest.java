@@ -216,6 +216,58 @@ class ValidateCommandTest {
   }
 
   @Test
+  void shouldShowTheDimensionTablesAndJoinKeysOfAJoinView() throws Exception {
+    // Given a dimension of sectors per symbol and a view that joins trades to it
+    String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
+    Catalog catalog =
+        CatalogUtil.buildIcebergCatalog(
+            "lake",
+            Map.of(
+                "type",
+                "jdbc",
+                "uri",
+                uri,
+                "warehouse",
+                dir.resolve("warehouse").toUri().toString()),
+            new Configuration());
+    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("ref"));
+    catalog.createTable(
+        TableIdentifier.of("ref", "symbols"),
+        new Schema(
+            Types.NestedField.optional(1, "ticker", Types.StringType.get()),
+            Types.NestedField.optional(2, "sector", Types.StringType.get())),
+        PartitionSpec.unpartitioned());
+    ((AutoCloseable) catalog).close();
+    Path file =
+        views(
+            """
+            views:
+              - name: by_sector
+                query: |
+                  SELECT s.sector, date_trunc('hour', t.ts) AS hour_ts, sum(t.quantity) AS volume
+                  FROM lake.market.trades t LEFT JOIN lake.ref.symbols s ON t.symbol = s.ticker
+                  GROUP BY 1, 2
+                target: lake.analytics.by_sector
+            """);
+
+    // When it is validated against the catalog
+    Run text = run("validate", "--config", config.toString(), file.toString());
+    Run json = run("validate", "--json", "--config", config.toString(), file.toString());
+
+    // Then the dimension, the kind of join, its keys and the columns read of it are shown
+    assertThat(text.exitCode()).as(text.out() + text.err()).isZero();
+    assertThat(text.out())
+        .contains("by_sector: valid")
+        .contains("joins        LEFT lake.ref.symbols ON symbol = ticker, reading ticker, sector");
+    JsonNode dimension = new ObjectMapper().readTree(json.out()).get(0).get("dimensions").get(0);
+    assertThat(dimension.get("table").asText()).isEqualTo("lake.ref.symbols");
+    assertThat(dimension.get("join").asText()).isEqualTo("LEFT");
+    assertThat(dimension.get("factKeys").get(0).asText()).isEqualTo("symbol");
+    assertThat(dimension.get("keys").get(0).asText()).isEqualTo("ticker");
+    assertThat(dimension.get("columns")).hasSize(2);
+  }
+
+  @Test
   void shouldPrintAStrideAsTheQueryWritesIt() throws Exception {
     // Given a view of 5-minute bars and one of the n-minute idiom with a divisor of 7
     Path file =

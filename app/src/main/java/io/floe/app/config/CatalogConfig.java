@@ -5,8 +5,10 @@ import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.iceberg.HadoopConfigurations;
 import io.floe.topology.refresh.Bookmark;
 import io.floe.topology.refresh.FloeProperties;
+import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewConflicts;
+import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewValidator;
 import java.io.IOException;
 import java.io.Reader;
@@ -41,16 +43,20 @@ public final class CatalogConfig implements AutoCloseable {
 
   private final Map<String, Map<String, String>> properties;
   private final long cacheBytes;
+  private final long dimensionBytes;
   private final Map<String, Catalog> built = new ConcurrentHashMap<>();
 
-  private CatalogConfig(Map<String, Map<String, String>> properties, long cacheBytes) {
+  private CatalogConfig(
+      Map<String, Map<String, String>> properties, long cacheBytes, long dimensionBytes) {
     this.properties = properties;
     this.cacheBytes = cacheBytes;
+    this.dimensionBytes = dimensionBytes;
   }
 
   /**
    * The catalogs declared in {@code config}, whose immutable files are cached within {@code
-   * floe.cache.bytes} ({@link FileCaches}).
+   * floe.cache.bytes} ({@link FileCaches}), and whose dimension tables are checked at validation
+   * against {@code floe.join.dimension.bytes} ({@link DimensionTables#tooLarge}).
    */
   public static CatalogConfig from(Properties config) {
     Map<String, Map<String, String>> catalogs = new TreeMap<>();
@@ -68,14 +74,19 @@ public final class CatalogConfig implements AutoCloseable {
           .computeIfAbsent(rest.substring(0, dot), name -> new TreeMap<>())
           .put(rest.substring(dot + 1), config.getProperty(key));
     }
-    String cacheBytes = config.getProperty(FileCaches.BYTES_CONFIG);
+    return new CatalogConfig(
+        catalogs,
+        longOf(config, FileCaches.BYTES_CONFIG, FileCaches.DEFAULT_BYTES),
+        longOf(config, DimensionTables.BYTES_CONFIG, DimensionTables.BYTES_DEFAULT));
+  }
+
+  private static long longOf(Properties config, String key, long defaultValue) {
+    String value = config.getProperty(key);
     try {
-      return new CatalogConfig(
-          catalogs,
-          cacheBytes == null ? FileCaches.DEFAULT_BYTES : Long.parseLong(cacheBytes.trim()));
+      return value == null ? defaultValue : Long.parseLong(value.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
-          "Invalid value '" + cacheBytes + "' of " + FileCaches.BYTES_CONFIG + ": not a number");
+          "Invalid value '" + value + "' of " + key + ": not a number");
     }
   }
 
@@ -137,9 +148,26 @@ public final class CatalogConfig implements AutoCloseable {
     }
   }
 
-  /** Source schemas read from these catalogs, for view validation. */
+  /**
+   * Source schemas read from these catalogs, for view validation, and whether a dimension's hash
+   * table can fit {@code floe.join.dimension.bytes}.
+   */
   public ViewValidator.SchemaLookup schemaLookup() {
-    return table -> schemaOf(table);
+    return new ViewValidator.SchemaLookup() {
+      @Override
+      public Optional<Schema> schemaOf(TableName table) {
+        return CatalogConfig.this.schemaOf(table);
+      }
+
+      @Override
+      public Optional<String> tooLargeToJoin(ViewPlan.Dimension dimension) {
+        return load(dimension.table(), "dimension")
+            .flatMap(
+                t ->
+                    DimensionTables.tooLarge(
+                        t, dimension.requiredColumns(), CatalogConfig.this.dimensionBytes));
+      }
+    };
   }
 
   /** What these catalogs hold at views' targets, for the rules of view writes. */

@@ -355,9 +355,9 @@ public final class FloeConfig extends AbstractConfig {
                   + "take together: each dimension is read at the snapshot a refresh pins into a "
                   + "table of its join keys and the columns the view reads, built once per snapshot "
                   + "and shared by the refreshes that pin it. A dimension whose table alone would "
-                  + "take more is rejected, naming the table and this key. Views with joins are not "
-                  + "served yet (the service rejects joins when it validates a view), and nothing "
-                  + "reads this key until they are.");
+                  + "take more is rejected, naming the table and this key: at validation when its "
+                  + "snapshot's record counts show it cannot fit, at refresh when the rows read pass "
+                  + "it.");
 
   private final Path baseDirectory;
   private final Map<String, String> raw;

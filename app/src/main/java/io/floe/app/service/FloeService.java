@@ -18,6 +18,7 @@ import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.refresh.eval.ViewScan;
+import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
 import java.nio.file.Path;
@@ -113,7 +114,8 @@ public final class FloeService implements AutoCloseable {
                         .filter(current -> current.version().equals(view.version()))
                         .isPresent(),
                 scans,
-                manifests),
+                manifests,
+                new DimensionTables(config.getLong(FloeConfig.JOIN_DIMENSION_BYTES), manifests)),
             config.getInt(FloeConfig.REFRESH_THREADS));
     this.io = ThreadPools.newFixedThreadPool("floe-io", config.getInt(FloeConfig.IO_THREADS));
     this.globalDeadLetters =

@@ -18,9 +18,11 @@ import org.apache.iceberg.types.Types;
  * The one JSON form of a checked view, which {@code floe validate --json} prints and the HTTP API
  * answers ({@code POST /api/validate}, the {@code plan} of {@code GET /api/views/{name}}): what
  * Floe derives from the query, or why it is invalid with the rule and position when the query
- * breaks one. Fields it cannot know are null: the derived ones without a parsed query, column
- * types, {@code deltaPath} and {@code flatQuery} (the one SELECT over the source Floe maintains,
- * subqueries and WITH queries merged) without the source's schema.
+ * breaks one. {@code dimensions} lists each dimension table the query joins (table, INNER or LEFT,
+ * the fact and dimension join keys, the dimension columns read). Fields it cannot know are null:
+ * the derived ones without a parsed query, column types, a dimension's keys and columns, {@code
+ * deltaPath} and {@code flatQuery} (the one SELECT over the source Floe maintains, subqueries and
+ * WITH queries merged) without the source's schema.
  */
 public final class ValidatedViewJson {
 
@@ -106,6 +108,27 @@ public final class ValidatedViewJson {
       }
     } else if (query != null) {
       query.outputColumns().forEach(c -> columns.addObject().put("name", c).putNull("type"));
+    }
+    ArrayNode dimensions = node.putArray("dimensions");
+    if (plan != null) {
+      for (ViewPlan.Dimension dimension : plan.dimensions()) {
+        ObjectNode joined = dimensions.addObject();
+        joined.put("table", dimension.table().toString());
+        joined.put("join", dimension.kind().name());
+        dimension.factKeys().forEach(joined.putArray("factKeys")::add);
+        dimension.keys().forEach(joined.putArray("keys")::add);
+        dimension.requiredColumns().forEach(joined.putArray("columns")::add);
+      }
+    } else if (query != null) {
+      for (ParsedViewQuery.JoinedTable dimension : query.dimensions()) {
+        dimensions
+            .addObject()
+            .put("table", dimension.table().toString())
+            .put("join", dimension.kind().name())
+            .putNull("factKeys")
+            .putNull("keys")
+            .putNull("columns");
+      }
     }
     ArrayNode reads = node.putArray("sourceColumns");
     if (plan != null) {

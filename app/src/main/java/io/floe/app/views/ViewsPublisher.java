@@ -8,6 +8,7 @@ import io.floe.topology.view.TableName;
 import io.floe.topology.view.ValidatedView;
 import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewValidator;
 import java.time.Duration;
 import java.time.Instant;
@@ -134,7 +135,17 @@ public final class ViewsPublisher {
    */
   static ViewValidator.SchemaLookup loadedOnce(ViewValidator.SchemaLookup lookup) {
     Map<TableName, Optional<Schema>> loaded = new HashMap<>();
-    return table -> loaded.computeIfAbsent(table, lookup::schemaOf);
+    return new ViewValidator.SchemaLookup() {
+      @Override
+      public Optional<Schema> schemaOf(TableName table) {
+        return loaded.computeIfAbsent(table, lookup::schemaOf);
+      }
+
+      @Override
+      public Optional<String> tooLargeToJoin(ViewPlan.Dimension dimension) {
+        return lookup.tooLargeToJoin(dimension);
+      }
+    };
   }
 
   /**

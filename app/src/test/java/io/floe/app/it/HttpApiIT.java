@@ -265,16 +265,16 @@ class HttpApiIT {
   void shouldRejectAnInvalidViewWithThePositionOfTheProblem() throws Exception {
     String joined =
         "SELECT t.symbol, date_trunc('day', t.ts) AS d, count(*) AS n\n"
-            + "FROM lake.market.trades t JOIN lake.market.symbols s ON t.symbol = s.ticker\n"
+            + "FROM lake.market.trades t RIGHT JOIN lake.market.symbols s ON t.symbol = s.ticker\n"
             + "GROUP BY 1, 2";
     HttpResponse<String> response = send("POST", "/api/views", view("bad", joined), TOKEN);
 
     assertThat(response.statusCode()).isEqualTo(400);
     JsonNode error = json(response);
-    assertThat(error.get("rule").asText()).isEqualTo("JOIN");
+    assertThat(error.get("rule").asText()).isEqualTo("DIMENSION_JOIN");
     assertThat(error.get("line").asInt()).isEqualTo(2);
-    assertThat(error.get("column").asInt()).isEqualTo(27);
-    assertThat(error.get("error").asText()).contains("joins are not supported");
+    assertThat(error.get("column").asInt()).isEqualTo(33);
+    assertThat(error.get("error").asText()).contains("RIGHT join");
 
     HttpResponse<String> unknownColumn =
         send(

@@ -11,6 +11,7 @@ import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.StoredDirty;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.util.Tasks;
@@ -109,6 +111,7 @@ public final class DetectDirtyBucketsProcessor
       LOG.warn("Ignoring a snapshot event of an invalid table name: {}", e.getMessage());
       return;
     }
+    requestRefreshesOfJoining(table, event);
     if (views.readingTable(table).isEmpty()) {
       return;
     }
@@ -121,6 +124,27 @@ public final class DetectDirtyBucketsProcessor
     if (!detections.isRunning(key)) {
       startDetection(key);
       applyFinished();
+    }
+  }
+
+  /**
+   * A snapshot of a dimension table asks each view that joins it to refresh (DESIGN §3.10): the
+   * refresh pins the fact's current snapshot and the dimension's, and recomputes every bucket when
+   * the dimension is not as the target reflects it (the simple correct rule; nothing is read here,
+   * so no manifest I/O runs on the stream thread). A compaction changes no row and asks nothing.
+   */
+  private void requestRefreshesOfJoining(TableName table, SnapshotEvent event) {
+    if (!event.getHistoryBroken() && DataOperations.REPLACE.equals(event.getOperation())) {
+      return;
+    }
+    long committedAt = event.getTimestamp().toEpochMilli();
+    for (CompiledView view : views.joiningTable(table)) {
+      DirtyUpdate request =
+          new DirtyUpdate.Request(
+              DirtyUpdate.Request.Kind.REFRESH,
+              committedAt,
+              "snapshot " + event.getSnapshotId() + " of dimension " + table);
+      context.forward(new Record<>(view.name(), request, committedAt));
     }
   }
 

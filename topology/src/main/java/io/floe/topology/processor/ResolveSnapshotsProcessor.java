@@ -192,7 +192,7 @@ public final class ResolveSnapshotsProcessor
     }
     String reason = walked.changeToCheck(cursor, key);
     if (reason != null) {
-      askToRefresh(views.readingTable(TableName.parse(key)), reason);
+      askToRefresh(views.dependingOn(TableName.parse(key)), reason);
     }
     TableCursor next = walked.cursorAfter(cursor, key, now, owedAgain);
     cursors.put(key, next);
@@ -210,7 +210,7 @@ public final class ResolveSnapshotsProcessor
    */
   private void applyMissing(String key, TableCursor cursor, List<HeldNotices.Held> letters) {
     TableName table = TableName.parse(key);
-    List<CompiledView> reading = views.readingTable(table);
+    List<CompiledView> reading = views.dependingOn(table);
     if (reading.isEmpty()) {
       held.deadLetterAll(context, letters, "unknown table " + key);
       cursors.delete(key);

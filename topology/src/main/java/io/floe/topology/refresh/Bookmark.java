@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
  * @param progress the progress of a chunked refresh half applied, as recorded, or null
  * @param sourceColumns the identity of the source columns the view read ({@link SourceColumns}), as
  *     recorded, or null (targets of earlier releases)
+ * @param dimensionStates the state of each dimension the view joined ({@link DimensionStates}), as
+ *     recorded, or null (a view of one table)
  */
 public record Bookmark(
     Long sourceSnapshotId,
@@ -36,7 +38,8 @@ public record Bookmark(
     String sourceTableUuid,
     RefreshId refreshId,
     String progress,
-    String sourceColumns) {
+    String sourceColumns,
+    String dimensionStates) {
 
   private static final Logger LOG = LoggerFactory.getLogger(Bookmark.class);
 
@@ -75,14 +78,16 @@ public record Bookmark(
         properties.get(FloeProperties.SOURCE_TABLE_UUID),
         refreshId(properties.get(FloeProperties.REFRESH_ID), table),
         properties.get(FloeProperties.PROGRESS),
-        properties.get(FloeProperties.SOURCE_COLUMNS));
+        properties.get(FloeProperties.SOURCE_COLUMNS),
+        properties.get(FloeProperties.DIMENSION_STATES));
   }
 
   /**
    * The bookmark a refresh's last commit leaves: the whole target reflects {@code sourceSnapshotId}
    * of the source table {@code sourceTableUuid}, computed by the definition at {@code revision} of
-   * {@code version} reading the source columns {@code sourceColumns} ({@link
-   * SourceColumns#format}), and no chunked refresh is under way.
+   * {@code version} reading the source columns {@code sourceColumns} ({@link SourceColumns#format})
+   * and the dimensions {@code dimensionStates} ({@link DimensionStates#format}, null for none), and
+   * no chunked refresh is under way.
    */
   static Bookmark completed(
       RefreshId refresh,
@@ -90,9 +95,17 @@ public record Bookmark(
       String version,
       long revision,
       String sourceTableUuid,
-      String sourceColumns) {
+      String sourceColumns,
+      String dimensionStates) {
     return new Bookmark(
-        sourceSnapshotId, version, revision, sourceTableUuid, refresh, null, sourceColumns);
+        sourceSnapshotId,
+        version,
+        revision,
+        sourceTableUuid,
+        refresh,
+        null,
+        sourceColumns,
+        dimensionStates);
   }
 
   /**
@@ -156,6 +169,15 @@ public record Bookmark(
   }
 
   /**
+   * The state of each dimension the whole target was computed from; none for a view of one table.
+   *
+   * @throws IllegalArgumentException when the record is garbled
+   */
+  DimensionStates parsedDimensionStates() {
+    return DimensionStates.parse(dimensionStates);
+  }
+
+  /**
    * The table properties this bookmark is recorded as, each of its fields under its key: a field
    * that is null maps to null (the property is absent).
    */
@@ -168,6 +190,7 @@ public record Bookmark(
     properties.put(FloeProperties.REFRESH_ID, refreshId == null ? null : refreshId.toString());
     properties.put(FloeProperties.PROGRESS, progress);
     properties.put(FloeProperties.SOURCE_COLUMNS, sourceColumns);
+    properties.put(FloeProperties.DIMENSION_STATES, dimensionStates);
     return properties;
   }
 
@@ -187,7 +210,8 @@ public record Bookmark(
         sourceTableUuid,
         refreshId,
         progress.toString(),
-        sourceColumns);
+        sourceColumns,
+        dimensionStates);
   }
 
   /**
@@ -196,7 +220,8 @@ public record Bookmark(
    * snapshot, and no refresh is complete or under way.
    */
   Bookmark redefined(long revision, String version) {
-    return new Bookmark(null, version, revision, sourceTableUuid, null, null, sourceColumns);
+    return new Bookmark(
+        null, version, revision, sourceTableUuid, null, null, sourceColumns, dimensionStates);
   }
 
   /**
@@ -209,6 +234,9 @@ public record Bookmark(
         FloeProperties.SOURCE_SNAPSHOT_ID,
         sourceSnapshotId == null ? null : sourceSnapshotId.toString());
     expected.put(FloeProperties.PROGRESS, progress);
+    // Two refreshes at one fact snapshot may have read two versions of a dimension: the one that
+    // started from the other's bookmark must not undo it.
+    expected.put(FloeProperties.DIMENSION_STATES, dimensionStates);
     return expected;
   }
 }

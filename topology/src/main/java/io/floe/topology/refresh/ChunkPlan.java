@@ -81,8 +81,19 @@ record ChunkPlan(List<Chunk> chunks, String fingerprint) {
    * only the very same work: chunks computed before a schema change are not resumed after it.
    */
   String fingerprint(RefreshOutcome.Mode mode, Long deltaBase, SourceColumns reads) {
-    return Digests.sha256Prefix(
-        fingerprint + "|" + mode.label() + "|" + deltaBase + "|" + reads.format(), 8);
+    return fingerprint(mode, deltaBase, reads, DimensionStates.NONE);
+  }
+
+  /**
+   * The fingerprint of this plan run in {@code mode} reading {@code reads} of the fact and the
+   * dimensions at {@code dimensions}: chunks committed under other dimension states are not resumed
+   * (a target never mixes two versions of a dimension).
+   */
+  String fingerprint(
+      RefreshOutcome.Mode mode, Long deltaBase, SourceColumns reads, DimensionStates dimensions) {
+    String read =
+        dimensions.isEmpty() ? reads.format() : reads.format() + "|" + dimensions.format();
+    return Digests.sha256Prefix(fingerprint + "|" + mode.label() + "|" + deltaBase + "|" + read, 8);
   }
 
   /** The buckets of all chunks. */

@@ -6,8 +6,13 @@ import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
+import io.floe.topology.refresh.eval.join.DimensionTable;
+import io.floe.topology.refresh.eval.join.DimensionTables;
+import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -58,6 +63,8 @@ final class ChunkRecompute {
   private final BucketColumnType bucketType;
   private final Executor scanThreads;
   private final ManifestWork manifests;
+  private final Map<TableName, DimensionPin> dimensionPins;
+  private final DimensionTables dimensionTables;
 
   /**
    * Where the source's files are: on a remote store the chunk's files are read by more workers than
@@ -71,12 +78,19 @@ final class ChunkRecompute {
   /**
    * @param read the pinned source snapshot, the view's plan bound to its schema and the compiled
    *     query
+   * @param dimensionTables where the hash tables of the pinned dimensions are built and held
    * @param scanThreads where the recompute of a chunk runs its workers beside the calling thread
    * @param manifests where the target's scans read their manifests, and the pool of remote reads
    */
   ChunkRecompute(
-      RefreshRun.Pinned read, Table target, Executor scanThreads, ManifestWork manifests) {
+      RefreshRun.Pinned read,
+      Table target,
+      DimensionTables dimensionTables,
+      Executor scanThreads,
+      ManifestWork manifests) {
     this.manifests = manifests;
+    this.dimensionPins = read.dimensions();
+    this.dimensionTables = dimensionTables;
     this.source = read.source();
     this.schema = read.schema();
     this.plan = read.plan();
@@ -127,7 +141,7 @@ final class ChunkRecompute {
                   chunk.nullBucket(),
                   sourceFilter,
                   ViewScan.nameMapping(source),
-                  List.of()),
+                  dimensions()),
               manifests.readersFor(sourceStorage, scanThreads),
               sourceStorage.scanParallelism());
     }
@@ -163,6 +177,30 @@ final class ChunkRecompute {
         stats,
         computed - start,
         System.nanoTime() - computed);
+  }
+
+  /**
+   * The hash table of each dimension the view joins, in join order, at the snapshot the refresh
+   * pinned: every chunk of a refresh joins the same versions (held once built, or built again from
+   * the same snapshot).
+   */
+  private List<DimensionTable> dimensions() {
+    List<DimensionTable> tables = new ArrayList<>();
+    for (ViewPlan.Dimension dimension : plan.dimensions()) {
+      DimensionPin pin = dimensionPins.get(dimension.table());
+      if (pin == null) {
+        throw new IllegalStateException("dimension " + dimension.table() + " was not pinned");
+      }
+      try {
+        tables.add(
+            dimensionTables.tableOf(
+                pin.table(), pin.snapshotId(), dimension.keys(), dimension.requiredColumns()));
+      } catch (DimensionTable.DimensionTooLargeException e) {
+        // Not transient: a retry reads the same rows into the same bound.
+        throw new ViewRefreshException(e.getMessage());
+      }
+    }
+    return tables;
   }
 
   private int outputPosition(String column) {

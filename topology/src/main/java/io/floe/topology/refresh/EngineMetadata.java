@@ -1,7 +1,9 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.view.SourceColumns;
 import io.floe.topology.view.TableName;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,13 +19,16 @@ import org.apache.iceberg.util.JsonUtil;
  *       (apache/iceberg#11041, not final): a JSON object with {@code view-version-id}, {@code
  *       refresh-start-timestamp-ms} and {@code source-states}, one {@code table} entry ({@code
  *       type}, {@code namespace}, {@code name}, {@code catalog} when it is not the target's, {@code
- *       uuid}, {@code snapshot-id}) for the source. Floe has no Iceberg view version: the view
- *       version id is the definition's revision ({@code floe.view-revision}), which only grows.
+ *       uuid}, {@code snapshot-id}) for the source and one for each dimension the view joins (a
+ *       dimension without a snapshot has none). Floe has no Iceberg view version: the view version
+ *       id is the definition's revision ({@code floe.view-revision}), which only grows.
  *   <li>{@value #DEPENDS_ON_TABLES} and {@value #TRINO_QUERY_START_TIME}: the keys Trino's Iceberg
  *       connector reads from a materialized view's storage table, {@code schema.table=<snapshot
- *       id>} and the refresh start as an ISO-8601 instant. Trino names a table by one schema in its
- *       own catalog, so a source in another catalog, or under a nested namespace, is recorded as
- *       {@value #UNKNOWN}, which Trino reads as "freshness unknown".
+ *       id>} for each source table, comma-separated (the fact table, then each dimension), and the
+ *       refresh start as an ISO-8601 instant. Trino names a table by one schema in its own catalog,
+ *       so a source in another catalog, or under a nested namespace, or a dimension without a
+ *       snapshot, makes the whole value {@value #UNKNOWN}, which Trino reads as "freshness
+ *       unknown".
  * </ul>
  *
  * A chunk that leaves a chunked refresh half applied reflects no single source snapshot: it records
@@ -51,7 +56,8 @@ public final class EngineMetadata {
   private EngineMetadata() {}
 
   /**
-   * The summary keys of a commit that makes the whole target reflect {@code sourceSnapshotId}.
+   * The summary keys of a commit that makes the whole target reflect {@code sourceSnapshotId} and
+   * the dimension states {@code dimensions}.
    *
    * @param viewRevision the revision of the view definition, as the proposal's view version id
    * @param refreshStartMillis when the refresh started
@@ -61,8 +67,14 @@ public final class EngineMetadata {
       TableName source,
       String sourceUuid,
       long sourceSnapshotId,
+      DimensionStates dimensions,
       long viewRevision,
       long refreshStartMillis) {
+    List<DimensionStates.State> tables = new ArrayList<>();
+    tables.add(
+        new DimensionStates.State(
+            source, sourceUuid, sourceSnapshotId, new SourceColumns(List.of())));
+    tables.addAll(dimensions.states());
     Map<String, String> summary = new HashMap<>();
     summary.put(
         REFRESH_STATE,
@@ -72,31 +84,43 @@ public final class EngineMetadata {
               gen.writeNumberField("view-version-id", viewRevision);
               gen.writeNumberField("refresh-start-timestamp-ms", refreshStartMillis);
               gen.writeArrayFieldStart("source-states");
-              gen.writeStartObject();
-              gen.writeStringField("type", "table");
-              gen.writeArrayFieldStart("namespace");
-              for (String level : source.namespace()) {
-                gen.writeString(level);
+              for (DimensionStates.State table : tables) {
+                TableName name = table.table();
+                gen.writeStartObject();
+                gen.writeStringField("type", "table");
+                gen.writeArrayFieldStart("namespace");
+                for (String level : name.namespace()) {
+                  gen.writeString(level);
+                }
+                gen.writeEndArray();
+                gen.writeStringField("name", name.table());
+                if (!name.catalog().equals(target.catalog())) {
+                  gen.writeStringField("catalog", name.catalog());
+                }
+                gen.writeStringField("uuid", table.uuid());
+                if (table.snapshotId() != null) {
+                  gen.writeNumberField("snapshot-id", table.snapshotId());
+                }
+                gen.writeEndObject();
               }
-              gen.writeEndArray();
-              gen.writeStringField("name", source.table());
-              if (!source.catalog().equals(target.catalog())) {
-                gen.writeStringField("catalog", source.catalog());
-              }
-              gen.writeStringField("uuid", sourceUuid);
-              gen.writeNumberField("snapshot-id", sourceSnapshotId);
-              gen.writeEndObject();
               gen.writeEndArray();
               gen.writeEndObject();
             },
             false));
-    boolean trinoCanName =
-        source.catalog().equals(target.catalog()) && source.namespace().size() == 1;
-    summary.put(
-        DEPENDS_ON_TABLES,
-        trinoCanName
-            ? source.namespace().get(0) + "." + source.table() + "=" + sourceSnapshotId
-            : UNKNOWN);
+    List<String> dependencies = new ArrayList<>();
+    for (DimensionStates.State table : tables) {
+      TableName name = table.table();
+      boolean trinoCanName =
+          name.catalog().equals(target.catalog())
+              && name.namespace().size() == 1
+              && table.snapshotId() != null;
+      if (!trinoCanName) {
+        dependencies = List.of(UNKNOWN);
+        break;
+      }
+      dependencies.add(name.namespace().get(0) + "." + name.table() + "=" + table.snapshotId());
+    }
+    summary.put(DEPENDS_ON_TABLES, String.join(",", dependencies));
     summary.put(TRINO_QUERY_START_TIME, Instant.ofEpochMilli(refreshStartMillis).toString());
     return summary;
   }

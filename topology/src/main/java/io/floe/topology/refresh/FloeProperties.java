@@ -42,6 +42,13 @@ public final class FloeProperties {
    */
   public static final String SOURCE_COLUMNS = "floe.source-columns";
 
+  /**
+   * The state of each dimension table the view joins, as the whole target reflects them: table
+   * UUID, snapshot and the identity of the columns read ({@link DimensionStates}, DESIGN §3.10);
+   * absent for a view of one table.
+   */
+  public static final String DIMENSION_STATES = "floe.dimension-states";
+
   /** Deterministic id of the refresh (a chunk adds {@code #k/n}); unique per committed change. */
   public static final String REFRESH_ID = "floe.refresh-id";
 

@@ -6,6 +6,7 @@ import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.Digests;
 import io.floe.topology.view.SourceColumns;
 import java.util.List;
 import java.util.Objects;
@@ -101,6 +102,9 @@ final class RefreshPlanner {
    *
    * @param reads the identity of the source columns the refresh reads, in the schema it reads the
    *     pinned snapshot with
+   * @param dimensions the state of each dimension the refresh pinned: other than the bookmark's,
+   *     every bucket is recomputed (DESIGN §3.10: a dimension change dirties every bucket where it
+   *     cannot be bounded)
    * @param bucketing the view's bucket arithmetic, which turns a requested time range into buckets
    * @param decomposable whether the view can take the delta path
    * @param manifests where a catch-up over snapshots on a remote store reads their manifests ahead
@@ -112,6 +116,7 @@ final class RefreshPlanner {
       Snapshot pinned,
       Bookmark bookmark,
       SourceColumns reads,
+      DimensionStates dimensions,
       BucketedView buckets,
       Bucketing bucketing,
       boolean decomposable,
@@ -182,6 +187,12 @@ final class RefreshPlanner {
     String changed = sourceColumnsChange(bookmark, reads);
     if (changed != null) {
       return Recompute.full(changed);
+    }
+    // A dimension commit creates no fact snapshot either: the fact's bookmark alone cannot tell a
+    // target that joined another version of a dimension.
+    String dimensionsChanged = dimensionsChange(bookmark, dimensions);
+    if (dimensionsChanged != null) {
+      return Recompute.full(dimensionsChanged);
     }
     boolean ranged = request.scope() instanceof RefreshRequest.Ranged;
     if (reflected == pin && progress == null && (!ranged || id.equals(bookmark.refreshId()))) {
@@ -279,6 +290,52 @@ final class RefreshPlanner {
           + ")";
     }
     return reads.changesSince(recorded);
+  }
+
+  /**
+   * How the dimensions a refresh pinned differ from those the target reflects, or null when they do
+   * not.
+   */
+  private static String dimensionsChange(Bookmark bookmark, DimensionStates dimensions) {
+    DimensionStates recorded;
+    try {
+      recorded = bookmark.parsedDimensionStates();
+    } catch (IllegalArgumentException e) {
+      return "the dimension states the target was computed from are unreadable ("
+          + bookmark.dimensionStates()
+          + ")";
+    }
+    return dimensions.changesSince(recorded);
+  }
+
+  /** Whether the dimensions a refresh pinned are other than those the target reflects. */
+  private static boolean dimensionsDiffer(Bookmark bookmark, DimensionStates dimensions) {
+    return !Objects.equals(bookmark.dimensionStates(), dimensions.format());
+  }
+
+  /**
+   * The id of a refresh that reads the source columns {@code reads} and the dimensions {@code
+   * dimensions} (see {@link #readId(RefreshId, Bookmark, SourceColumns)}): a dimension that changed
+   * since the target's bookmark names a refresh of its own at the same fact snapshot, as a schema
+   * change does.
+   */
+  static RefreshId readId(
+      RefreshId requested, Bookmark bookmark, SourceColumns reads, DimensionStates dimensions) {
+    if (dimensions.isEmpty() && bookmark.dimensionStates() == null) {
+      return readId(requested, bookmark, reads);
+    }
+    if (bookmark.sourceSnapshotId() == null
+        || bookmark.sourceSnapshotId() != requested.sourceSnapshotId()) {
+      return requested;
+    }
+    RefreshId reread =
+        requested.readingOtherColumns(
+            Digests.sha256Prefix(reads.format() + "|" + dimensions.format(), 4));
+    SourceColumns recorded = bookmark.parsedSourceColumns();
+    boolean readOtherwise =
+        bookmark.sourceColumns() != null && (recorded == null || !recorded.isSameAs(reads))
+            || dimensionsDiffer(bookmark, dimensions);
+    return readOtherwise || reread.equals(bookmark.refreshId()) ? reread : requested;
   }
 
   /**

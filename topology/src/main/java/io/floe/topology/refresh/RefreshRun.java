@@ -7,8 +7,10 @@ import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.refresh.ViewRefresher.ProgressListener;
 import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.SourceColumns;
+import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
 import java.util.HashMap;
 import java.util.List;
@@ -39,15 +41,19 @@ final class RefreshRun {
   private static final Logger LOG = LoggerFactory.getLogger(ViewRefresher.class);
 
   /**
-   * What a refresh reads: the view's query bound to the pinned source snapshot.
+   * What a refresh reads: the view's query bound to the pinned source snapshot (and to the snapshot
+   * of each dimension it joins, pinned for the whole refresh: DESIGN §3.10).
    *
    * @param request the refresh, under the id it runs as
    * @param source the source table
    * @param snapshot the pinned source snapshot
    * @param schema the schema the snapshot is read with
-   * @param plan the view's plan bound to that schema
+   * @param plan the view's plan bound to that schema (and the dimensions' at their pins)
    * @param reads the identity of the source columns read
    * @param query the compiled query
+   * @param dimensions each dimension the view joins at its pinned snapshot, by table; empty for a
+   *     view of one table
+   * @param dimensionStates their states as the bookmark records them
    */
   record Pinned(
       RefreshRequest request,
@@ -56,7 +62,13 @@ final class RefreshRun {
       Schema schema,
       ViewPlan plan,
       SourceColumns reads,
-      CompiledQuery query) {}
+      CompiledQuery query,
+      Map<TableName, DimensionPin> dimensions,
+      DimensionStates dimensionStates) {
+    Pinned {
+      dimensions = Map.copyOf(dimensions);
+    }
+  }
 
   private final RefreshHooks hooks;
   private final ManifestWork manifests;
@@ -68,6 +80,7 @@ final class RefreshRun {
   private final Schema schema;
   private final ViewPlan plan;
   private final SourceColumns reads;
+  private final DimensionStates dimensionStates;
   private final Table target;
   private final ProgressListener progress;
   private final BooleanSupplier cancelled;
@@ -88,6 +101,7 @@ final class RefreshRun {
    * @param cancelled asked before every commit
    * @param hooks points where tests stop the process
    * @param inForce whether the definition is still the one in force, asked before every commit
+   * @param dimensionTables the hash tables of the pinned dimensions, built once per snapshot
    * @param scanThreads where the recompute's workers run
    * @param manifests where scans and commits read and write their manifests
    */
@@ -98,6 +112,7 @@ final class RefreshRun {
       BooleanSupplier cancelled,
       RefreshHooks hooks,
       Predicate<CompiledView> inForce,
+      DimensionTables dimensionTables,
       Executor scanThreads,
       ManifestWork manifests) {
     this.manifests = manifests;
@@ -108,12 +123,13 @@ final class RefreshRun {
     this.schema = read.schema();
     this.plan = read.plan();
     this.reads = read.reads();
+    this.dimensionStates = read.dimensionStates();
     this.target = target;
     this.progress = progress;
     this.cancelled = cancelled;
     this.hooks = hooks;
     this.inForce = inForce;
-    this.work = new ChunkRecompute(read, target, scanThreads, manifests);
+    this.work = new ChunkRecompute(read, target, dimensionTables, scanThreads, manifests);
     this.bucketType = plan.bucketing().columnType();
   }
 
@@ -147,7 +163,8 @@ final class RefreshRun {
             view.refresh().chunkRows().orElse(ChunkPlan.DEFAULT_CHUNK_ROWS),
             view.refresh().chunkBuckets());
     List<ChunkPlan.Chunk> chunks = chunkPlan.chunks();
-    String fingerprint = chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), reads);
+    String fingerprint =
+        chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), reads, dimensionStates);
 
     int first = 0;
     RefreshProgress recorded = bookmark.parsedProgress();
@@ -188,7 +205,8 @@ final class RefreshRun {
                 view.version(),
                 revision,
                 source.uuid().toString(),
-                reads.format());
+                reads.format(),
+                dimensionStates.format());
         move = base -> complete;
       } else {
         RefreshProgress next = new RefreshProgress(chunkId, fingerprint);
@@ -221,12 +239,16 @@ final class RefreshRun {
       if (last) {
         summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
         summary.put(FloeProperties.SOURCE_COLUMNS, reads.format());
+        if (!dimensionStates.isEmpty()) {
+          summary.put(FloeProperties.DIMENSION_STATES, dimensionStates.format());
+        }
         summary.putAll(
             EngineMetadata.complete(
                 view.target(),
                 view.source(),
                 source.uuid().toString(),
                 snapshot.snapshotId(),
+                dimensionStates,
                 revision,
                 startedAt));
       } else {

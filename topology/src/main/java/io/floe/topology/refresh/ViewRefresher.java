@@ -8,10 +8,14 @@ import io.floe.topology.iceberg.RequestTally;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.SharedWork;
 import io.floe.topology.refresh.eval.ViewScan;
+import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.SourceColumns;
 import io.floe.topology.view.TableName;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -81,6 +85,7 @@ public final class ViewRefresher {
   private final Predicate<CompiledView> inForce;
   private final java.util.concurrent.Executor scanThreads;
   private final ManifestWork manifests;
+  private final DimensionTables dimensionTables;
 
   /**
    * No helper threads: a refresher given no executor reads, aggregates and writes on the refreshing
@@ -146,7 +151,32 @@ public final class ViewRefresher {
       Predicate<CompiledView> inForce,
       java.util.concurrent.Executor scanThreads,
       ManifestWork manifests) {
+    this(
+        catalogs,
+        hooks,
+        inForce,
+        scanThreads,
+        manifests,
+        new DimensionTables(DimensionTables.BYTES_DEFAULT, manifests));
+  }
+
+  /**
+   * @param scanThreads where a recompute runs the workers that read and aggregate its files beside
+   *     the refreshing thread
+   * @param manifests where scans and commits read and write their manifests, and the pool that
+   *     overlaps the reads of tables on a remote store
+   * @param dimensionTables the hash tables of the dimensions that views join, within their memory
+   *     bound ({@code floe.join.dimension.bytes}), shared by every refresh of this refresher
+   */
+  public ViewRefresher(
+      Function<String, Catalog> catalogs,
+      RefreshHooks hooks,
+      Predicate<CompiledView> inForce,
+      java.util.concurrent.Executor scanThreads,
+      ManifestWork manifests,
+      DimensionTables dimensionTables) {
     this.manifests = manifests;
+    this.dimensionTables = dimensionTables;
     this.catalogs = catalogs;
     this.hooks = hooks;
     this.inForce = inForce;
@@ -191,10 +221,22 @@ public final class ViewRefresher {
           .skipped(RefreshOutcome.Status.STALE_PIN, stale.reason());
     }
     Schema schema = SourceReader.readSchema(source, pinned);
+    // Each dimension is pinned once, here, for every chunk of the refresh (DESIGN §3.10).
+    Map<TableName, DimensionPin> dimensions = new LinkedHashMap<>();
+    Map<TableName, Schema> dimensionSchemas = new HashMap<>();
+    for (TableName name : view.dimensions()) {
+      DimensionPin pin = DimensionPin.current(name, load(view, name));
+      dimensions.put(name, pin);
+      dimensionSchemas.put(
+          name,
+          pin.snapshot() == null
+              ? pin.table().schema()
+              : SourceReader.readSchema(pin.table(), pin.snapshot()));
+    }
     CompiledView.Bound bound;
     CompiledQuery evaluator;
     try {
-      bound = view.bind(schema);
+      bound = view.bind(schema, dimensionSchemas);
       evaluator = CompiledQuery.of(bound.plan());
     } catch (InvalidViewException e) {
       throw new ViewRefreshException(
@@ -202,11 +244,13 @@ public final class ViewRefresher {
               + view.name()
               + ": the query no longer fits source "
               + source.name()
+              + (dimensions.isEmpty() ? "" : " and its dimensions " + dimensions.keySet())
               + ": "
               + e.getMessage());
     }
     SourceColumns reads =
         bound.plan().sourceColumns().withNameMapping(ViewScan.nameMapping(source));
+    DimensionStates dimensionStates = DimensionStates.of(dimensions, bound.plan().dimensions());
     Table target;
     try {
       target = TargetTables.prepare(catalog(view.target().catalog(), view), view, bound.plan());
@@ -229,7 +273,7 @@ public final class ViewRefresher {
       }
       Bookmark bookmark = Bookmark.of(target);
       RefreshRequest request =
-          requested.withId(RefreshPlanner.readId(requested.id(), bookmark, reads));
+          requested.withId(RefreshPlanner.readId(requested.id(), bookmark, reads, dimensionStates));
       RefreshOutcomes outcomes = new RefreshOutcomes(request, source, pinned, bound.plan(), target);
       RefreshPlanner.Plan plan =
           RefreshPlanner.plan(
@@ -238,8 +282,11 @@ public final class ViewRefresher {
               pinned,
               bookmark,
               reads,
+              dimensionStates,
               buckets,
               bound.plan().bucketing(),
+              // A view that joins folds appended fact rows in only while its dimensions are those
+              // the target reflects: the planner recomputes every bucket otherwise.
               evaluator.decomposition().isPresent(),
               manifests);
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
@@ -256,12 +303,21 @@ public final class ViewRefresher {
       RefreshRun run =
           new RefreshRun(
               new RefreshRun.Pinned(
-                  request, source, pinned, schema, bound.plan(), reads, evaluator),
+                  request,
+                  source,
+                  pinned,
+                  schema,
+                  bound.plan(),
+                  reads,
+                  evaluator,
+                  dimensions,
+                  dimensionStates),
               target,
               progress,
               cancelled,
               hooks,
               inForce,
+              dimensionTables,
               scanThreads,
               manifests);
       try {

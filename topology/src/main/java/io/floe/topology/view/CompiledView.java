@@ -3,6 +3,8 @@ package io.floe.topology.view;
 import io.floe.topology.bucket.Granularity;
 import io.floe.topology.view.sql.ViewQueryBinder;
 import io.floe.topology.view.sql.ViewQueryParser;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,14 +25,17 @@ public final class CompiledView {
   private final long revision;
   private final String version;
   private final ParsedViewQuery query;
-  private final Map<Types.StructType, Bound> bindings;
+  private final Map<Schemas, Bound> bindings;
+
+  /** The schemas of every table a binding read: the source's, then each dimension's by name. */
+  private record Schemas(Types.StructType source, Map<TableName, Types.StructType> dimensions) {}
 
   private CompiledView(
       ViewDefinition definition,
       long revision,
       String version,
       ParsedViewQuery query,
-      Map<Types.StructType, Bound> bindings) {
+      Map<Schemas, Bound> bindings) {
     this.definition = definition;
     this.revision = revision;
     this.version = version;
@@ -87,17 +92,40 @@ public final class CompiledView {
   }
 
   /**
-   * The query bound to {@code sourceSchema}, memoized per schema.
+   * The query of a view of one table bound to {@code sourceSchema}, memoized per schema.
    *
    * @throws InvalidViewException when the query does not fit the schema
+   * @throws IllegalArgumentException when the view joins dimensions, whose schemas it needs
    */
   public Bound bind(Schema sourceSchema) throws InvalidViewException {
-    Types.StructType key = sourceSchema.asStruct();
+    return bind(sourceSchema, Map.of());
+  }
+
+  /**
+   * The query bound to {@code sourceSchema} and the schema of each dimension it joins ({@link
+   * #dimensions}), memoized per set of schemas.
+   *
+   * @throws InvalidViewException when the query does not fit the schemas
+   * @throws IllegalArgumentException when a dimension's schema is not given
+   */
+  public Bound bind(Schema sourceSchema, Map<TableName, Schema> dimensionSchemas)
+      throws InvalidViewException {
+    Map<TableName, Types.StructType> dimensionStructs = new LinkedHashMap<>();
+    for (TableName dimension : dimensions()) {
+      Schema schema = dimensionSchemas.get(dimension);
+      if (schema == null) {
+        throw new IllegalArgumentException(
+            "Cannot bind view " + name() + ": no schema given for dimension " + dimension);
+      }
+      dimensionStructs.put(dimension, schema.asStruct());
+    }
+    Schemas key = new Schemas(sourceSchema.asStruct(), dimensionStructs);
     Bound known = bindings.get(key);
     if (known != null) {
       return known;
     }
-    Bound bound = new Bound(ViewQueryBinder.bind(query, sourceSchema, definition.zone()));
+    Bound bound =
+        new Bound(ViewQueryBinder.bind(query, sourceSchema, dimensionSchemas, definition.zone()));
     Bound raced = bindings.putIfAbsent(key, bound);
     return raced == null ? bound : raced;
   }
@@ -124,9 +152,14 @@ public final class CompiledView {
     return query;
   }
 
-  /** The one table the view reads. */
+  /** The bucketed table the view reads (with dimensions: its fact table). */
   public TableName source() {
     return query.source();
+  }
+
+  /** The dimension tables the view joins to its source, in join order; empty for most views. */
+  public List<TableName> dimensions() {
+    return query.dimensions().stream().map(ParsedViewQuery.JoinedTable::table).toList();
   }
 
   /** The table that holds the view. */

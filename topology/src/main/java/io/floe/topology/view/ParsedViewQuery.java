@@ -17,8 +17,7 @@ import java.util.List;
  * @param bucketLine line of the bucket column reference in the query, for later errors
  * @param bucketColumnPosition column of the bucket column reference in the query
  * @param dimensions the dimension tables the source (the fact table) is joined to, in join order;
- *     empty for a view of one table (joins are accepted only by {@code
- *     ViewQueryParser#parseWithDimensionJoins}, which no service path calls yet)
+ *     empty for a view of one table
  */
 public record ParsedViewQuery(
     String sql,

@@ -70,7 +70,8 @@ public final class ViewConflicts {
     }
   }
 
-  private final Map<String, Optional<TableName>> sources = new HashMap<>();
+  /** The tables each query reads: its source, then the dimensions it joins; empty if it fails. */
+  private final Map<String, List<TableName>> sources = new HashMap<>();
 
   private ViewConflicts() {}
 
@@ -98,7 +99,10 @@ public final class ViewConflicts {
     List<ViewDefinition> definitions = new ArrayList<>();
     for (CompiledView view : inForce.views()) {
       definitions.add(view.definition());
-      conflicts.sources.put(view.definition().query(), Optional.of(view.source()));
+      List<TableName> read = new ArrayList<>();
+      read.add(view.source());
+      read.addAll(view.dimensions());
+      conflicts.sources.put(view.definition().query(), List.copyOf(read));
     }
     return conflicts.run(definitions, writes, targets);
   }
@@ -177,6 +181,15 @@ public final class ViewConflicts {
     if (source != null && key(source).equals(target)) {
       return "View '" + write.name() + "' cannot write " + write.target() + ": it is its source";
     }
+    for (TableName dimension : dimensions(write)) {
+      if (key(dimension).equals(target)) {
+        return "View '"
+            + write.name()
+            + "' cannot write "
+            + write.target()
+            + ": it is a dimension it joins";
+      }
+    }
     List<String> sharing = new ArrayList<>();
     for (ViewDefinition other : views.values()) {
       if (!other.name().equals(write.name()) && key(other.target()).equals(target)) {
@@ -212,9 +225,10 @@ public final class ViewConflicts {
   private List<String> cycleThrough(ViewDefinition start, Map<String, ViewDefinition> views) {
     Map<String, List<ViewDefinition>> readers = new HashMap<>();
     for (ViewDefinition view : views.values()) {
-      TableName source = source(view);
-      if (source != null) {
-        readers.computeIfAbsent(key(source), k -> new ArrayList<>()).add(view);
+      // A dimension's commits drive the views that join it as a source's do: a view that joins
+      // the target of a view downstream of it closes a cycle too.
+      for (TableName read : reads(view)) {
+        readers.computeIfAbsent(key(read), k -> new ArrayList<>()).add(view);
       }
     }
     List<String> path = new ArrayList<>();
@@ -246,17 +260,31 @@ public final class ViewConflicts {
 
   /** The view's source table, or null when its query does not parse (it reads nothing then). */
   private TableName source(ViewDefinition view) {
-    return sources
-        .computeIfAbsent(
-            view.query(),
-            query -> {
-              try {
-                return Optional.of(ViewQueryParser.parse(query).source());
-              } catch (InvalidViewException e) {
-                return Optional.empty();
-              }
-            })
-        .orElse(null);
+    List<TableName> read = reads(view);
+    return read.isEmpty() ? null : read.get(0);
+  }
+
+  /** The dimension tables the view joins; none when its query does not parse. */
+  private List<TableName> dimensions(ViewDefinition view) {
+    List<TableName> read = reads(view);
+    return read.isEmpty() ? List.of() : read.subList(1, read.size());
+  }
+
+  /** The tables the view reads, its source first; none when its query does not parse. */
+  private List<TableName> reads(ViewDefinition view) {
+    return sources.computeIfAbsent(
+        view.query(),
+        query -> {
+          try {
+            ParsedViewQuery parsed = ViewQueryParser.parse(query);
+            List<TableName> read = new ArrayList<>();
+            read.add(parsed.source());
+            parsed.dimensions().forEach(d -> read.add(d.table()));
+            return List.copyOf(read);
+          } catch (InvalidViewException e) {
+            return List.of();
+          }
+        });
   }
 
   private static String key(TableName table) {

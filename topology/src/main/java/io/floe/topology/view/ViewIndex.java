@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -30,24 +32,31 @@ public final class ViewIndex {
   private record Snapshot(
       Map<String, CompiledView> byName,
       Map<TableName, List<CompiledView>> bySource,
+      Map<TableName, List<CompiledView>> byDimension,
       Map<TableName, CompiledView> byTarget,
       Map<String, Rejected> rejected,
       long generation) {
 
-    static final Snapshot EMPTY = new Snapshot(Map.of(), Map.of(), Map.of(), Map.of(), 0);
+    static final Snapshot EMPTY = new Snapshot(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), 0);
 
     static Snapshot of(
         Map<String, CompiledView> byName, Map<String, Rejected> rejected, long generation) {
       Map<TableName, List<CompiledView>> bySource = new HashMap<>();
+      Map<TableName, List<CompiledView>> byDimension = new HashMap<>();
       Map<TableName, CompiledView> byTarget = new HashMap<>();
       for (CompiledView view : byName.values()) {
         bySource.computeIfAbsent(view.source(), t -> new ArrayList<>()).add(view);
+        for (TableName dimension : view.dimensions()) {
+          byDimension.computeIfAbsent(dimension, t -> new ArrayList<>()).add(view);
+        }
         byTarget.merge(view.target(), view, (a, b) -> a.revision() <= b.revision() ? a : b);
       }
       bySource.replaceAll((table, views) -> List.copyOf(views));
+      byDimension.replaceAll((table, views) -> List.copyOf(views));
       return new Snapshot(
           Map.copyOf(byName),
           Map.copyOf(bySource),
+          Map.copyOf(byDimension),
           Map.copyOf(byTarget),
           Map.copyOf(rejected),
           generation);
@@ -175,9 +184,20 @@ public final class ViewIndex {
     return Optional.ofNullable(snapshot.byName().get(name));
   }
 
-  /** The views in force whose source is {@code table}. */
+  /**
+   * The views in force whose source (their bucketed fact table) is {@code table}: a change of it
+   * dirties the buckets its files' statistics name.
+   */
   public List<CompiledView> readingTable(TableName table) {
     return snapshot.bySource().getOrDefault(table, List.of());
+  }
+
+  /**
+   * The views in force that join {@code table} as a dimension (DESIGN §3.10): a change of it
+   * dirties the buckets whose fact rows carry a changed key.
+   */
+  public List<CompiledView> joiningTable(TableName table) {
+    return snapshot.byDimension().getOrDefault(table, List.of());
   }
 
   /** The view in force whose target is {@code table}. */
@@ -185,9 +205,18 @@ public final class ViewIndex {
     return Optional.ofNullable(snapshot.byTarget().get(table));
   }
 
-  /** True when some view in force reads {@code table}. */
+  /** The views in force that read {@code table}, as their source or as a dimension. */
+  public List<CompiledView> dependingOn(TableName table) {
+    Snapshot now = snapshot;
+    List<CompiledView> reading = new ArrayList<>(now.bySource().getOrDefault(table, List.of()));
+    reading.addAll(now.byDimension().getOrDefault(table, List.of()));
+    return List.copyOf(reading);
+  }
+
+  /** True when some view in force reads {@code table}, as its source or as a dimension. */
   public boolean isWatched(TableName table) {
-    return snapshot.bySource().containsKey(table);
+    Snapshot now = snapshot;
+    return now.bySource().containsKey(table) || now.byDimension().containsKey(table);
   }
 
   /** Every view in force, by name. */
@@ -195,9 +224,12 @@ public final class ViewIndex {
     return new TreeMap<>(snapshot.byName()).values();
   }
 
-  /** The source tables of the views in force. */
+  /** The tables the views in force read: their sources and the dimensions they join. */
   public Collection<TableName> sources() {
-    return snapshot.bySource().keySet();
+    Snapshot now = snapshot;
+    Set<TableName> tables = new HashSet<>(now.bySource().keySet());
+    tables.addAll(now.byDimension().keySet());
+    return Set.copyOf(tables);
   }
 
   /** The latest definition of each view that was skipped because it cannot be used, by name. */

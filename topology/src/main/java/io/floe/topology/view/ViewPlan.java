@@ -77,6 +77,14 @@ public record ViewPlan(
       }
       return ordered;
     }
+
+    /**
+     * The field ids and types of the dimension columns the view reads, in {@link #schema}: what the
+     * bookmark records of this source, as {@link ViewPlan#sourceColumns} of the fact table.
+     */
+    public SourceColumns sourceColumns() {
+      return SourceColumns.of(schema, requiredColumns());
+    }
   }
 
   /** Whether the view joins dimension tables to its source. */

@@ -16,7 +16,6 @@ public enum ViewRule {
           + ViewQueryParser.MAX_NESTING
           + " levels deep (parentheses, or operators chained without them)"),
   NOT_A_QUERY("a view query must be a SELECT"),
-  JOIN("joins are not supported: a view reads exactly one source table"),
   DIMENSION_JOIN(
       "a view may join its bucketed fact table, in its outer query, only to dimension tables, each"
           + " an INNER or LEFT join on equalities between columns of the fact table and of the"

@@ -32,6 +32,25 @@ public final class ViewValidator {
      *     cannot be reached
      */
     Optional<Schema> schemaOf(TableName table);
+
+    /**
+     * Why the hash table of a dimension a view joins cannot fit its memory bound ({@code
+     * floe.join.dimension.bytes}), judged from the dimension's current snapshot without reading its
+     * rows; empty when it may fit or when this lookup cannot tell. A refresh still enforces the
+     * bound on the rows it reads.
+     */
+    default Optional<String> tooLargeToJoin(ViewPlan.Dimension dimension) {
+      return Optional.empty();
+    }
+  }
+
+  /** A table the view reads that does not exist (yet): the view waits for it. */
+  private static final class MissingTable extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    MissingTable(String message) {
+      super(message, null, false, false);
+    }
   }
 
   private final SchemaLookup lookup;
@@ -88,11 +107,50 @@ public final class ViewValidator {
           true,
           null);
     }
+    ViewPlan plan;
     try {
-      return ValidatedView.valid(definition, view.query(), view.bind(schema.get()).plan());
+      plan = view.bind(schema.get(), dimensionSchemas(view.dimensions(), lookup)).plan();
+    } catch (MissingTable e) {
+      return new ValidatedView(definition, view.query(), null, e.getMessage(), true, null);
+    } catch (IllegalArgumentException e) {
+      return ValidatedView.invalid(definition, view.query(), e.getMessage());
     } catch (InvalidViewException e) {
       return ValidatedView.invalid(definition, view.query(), e);
     }
+    String tooLarge = tooLargeToJoin(plan, lookup);
+    return tooLarge == null
+        ? ValidatedView.valid(definition, view.query(), plan)
+        : ValidatedView.invalid(definition, view.query(), tooLarge);
+  }
+
+  /**
+   * The schema of each dimension table, by name.
+   *
+   * @throws MissingTable naming the first dimension that does not exist
+   * @throws IllegalArgumentException when a dimension's catalog is unknown or cannot be reached
+   */
+  private static Map<TableName, Schema> dimensionSchemas(
+      List<TableName> dimensions, SchemaLookup lookup) throws MissingTable {
+    Map<TableName, Schema> schemas = new HashMap<>();
+    for (TableName dimension : dimensions) {
+      Optional<Schema> schema = lookup.schemaOf(dimension);
+      if (schema.isEmpty()) {
+        throw new MissingTable("dimension table " + dimension + " does not exist");
+      }
+      schemas.put(dimension, schema.get());
+    }
+    return schemas;
+  }
+
+  /** Why a dimension of the plan is too large to join, or null. */
+  private static String tooLargeToJoin(ViewPlan plan, SchemaLookup lookup) {
+    for (ViewPlan.Dimension dimension : plan.dimensions()) {
+      Optional<String> reason = lookup.tooLargeToJoin(dimension);
+      if (reason.isPresent()) {
+        return reason.get();
+      }
+    }
+    return null;
   }
 
   private ValidatedView check(ViewDefinition view) {
@@ -160,9 +218,19 @@ public final class ViewValidator {
     }
     ViewPlan plan;
     try {
-      plan = ViewQueryBinder.bind(query, sourceSchema, zone);
+      List<TableName> dimensions =
+          query.dimensions().stream().map(ParsedViewQuery.JoinedTable::table).toList();
+      plan = ViewQueryBinder.bind(query, sourceSchema, dimensionSchemas(dimensions, lookup), zone);
+    } catch (MissingTable e) {
+      return new ValidatedView(view, query, null, e.getMessage(), true, null);
+    } catch (IllegalArgumentException e) {
+      return ValidatedView.invalid(view, query, e.getMessage());
     } catch (InvalidViewException e) {
       return ValidatedView.invalid(view, query, e);
+    }
+    String tooLarge = tooLargeToJoin(plan, lookup);
+    if (tooLarge != null) {
+      return ValidatedView.invalid(view, query, tooLarge);
     }
     try {
       partitionSpec(partitioning, plan.outputSchema());

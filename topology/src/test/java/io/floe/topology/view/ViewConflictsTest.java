@@ -154,6 +154,34 @@ class ViewConflictsTest {
   }
 
   @Test
+  void shouldRefuseAViewThatJoinsItsOwnTargetOrADownstreamTargetAsADimension() {
+    // Given a view that joins its own target, and one that joins the target of a view reading it
+    ViewDefinition self =
+        ViewDefinition.of(
+            "self",
+            "SELECT d.n, date_trunc('minute', t.ts) AS minute_ts, count(*) AS c"
+                + " FROM lake.market.trades t JOIN lake.x.self d ON t.symbol = d.symbol"
+                + " GROUP BY 1, 2",
+            TableName.parse("lake.x.self"));
+    ViewDefinition upstream =
+        ViewDefinition.of(
+            "upstream",
+            "SELECT d.n, date_trunc('minute', t.ts) AS minute_ts, count(*) AS c"
+                + " FROM lake.market.trades t JOIN lake.x.down d ON t.symbol = d.symbol"
+                + " GROUP BY 1, 2",
+            TableName.parse("lake.x.up"));
+    ViewDefinition downstream = view("downstream", "lake.x.up", "lake.x.down");
+
+    // When they are written, Then each is refused: each commit would drive the next refresh
+    Map<String, String> refused =
+        ViewConflicts.check(List.of(), List.of(self, upstream, downstream), NOTHING);
+
+    assertThat(refused.get("self"))
+        .isEqualTo("View 'self' cannot write lake.x.self: it is a dimension it joins");
+    assertThat(refused.get("upstream")).contains("upstream -> downstream -> upstream");
+  }
+
+  @Test
   void shouldKeepARefusedViewInForceForTheOtherWrites() {
     // ohlcv_1m may not move to a foreign table, so it keeps lake.analytics.ohlcv_1m, which the new
     // view then may not take.

@@ -37,10 +37,10 @@ import org.apache.calcite.sql.util.SqlBasicVisitor;
  * a limit, a join, a WITH query read twice), and the outer query's bucket column is traced down to
  * the source column it passes through, whose file statistics detect dirty buckets.
  *
- * <p>With {@link Joins#OF_DIMENSIONS}, the outer query's FROM may instead join the source, then the
- * fact table, to dimension tables: a left-deep tree of INNER or LEFT joins, each on equalities of
- * columns, each adding one table named once (checked here with positions; that the keys are fact
- * and dimension columns, against the schemas, in {@link ViewQueryBinder}).
+ * <p>The outer query's FROM may instead join the source, then the fact table, to dimension tables:
+ * a left-deep tree of INNER or LEFT joins, each on equalities of columns, each adding one table
+ * named once (checked here with positions; that the keys are fact and dimension columns, against
+ * the schemas, in {@link ViewQueryBinder}).
  */
 final class SourceChain {
 
@@ -48,12 +48,6 @@ final class SourceChain {
 
   /** One SELECT of the chain below the outer query, and the names its columns are renamed to. */
   private record Layer(SqlSelect select, SqlNodeList renamed) {}
-
-  /** Whether the outer query may join its source to dimension tables. */
-  enum Joins {
-    REJECTED,
-    OF_DIMENSIONS
-  }
 
   private final TableName source;
   private final List<Layer> layers;
@@ -70,8 +64,8 @@ final class SourceChain {
    * Walks the chain below {@code outer}, the outer SELECT of {@code query} (itself, or the body of
    * a WITH).
    */
-  static SourceChain of(SqlNode query, SqlSelect outer, Joins joins) throws InvalidViewException {
-    Walk walk = new Walk(joins);
+  static SourceChain of(SqlNode query, SqlSelect outer) throws InvalidViewException {
+    Walk walk = new Walk();
     if (query instanceof SqlWith with) {
       walk.declare(with);
     }
@@ -163,15 +157,10 @@ final class SourceChain {
 
   /** The state of one walk down a chain: the WITH queries in scope and the SELECTs passed. */
   private static final class Walk {
-    private final Joins joins;
     private final Map<String, SqlWithItem> withQueries = new LinkedHashMap<>();
     private final Map<String, List<SqlIdentifier>> reads = new LinkedHashMap<>();
     private final List<Layer> layers = new ArrayList<>();
     private final List<ParsedViewQuery.JoinedTable> dimensions = new ArrayList<>();
-
-    Walk(Joins joins) {
-      this.joins = joins;
-    }
 
     void declare(SqlWith with) throws InvalidViewException {
       for (SqlNode item : with.withList) {
@@ -211,9 +200,6 @@ final class SourceChain {
           from = as.operand(0);
         }
         if (from instanceof SqlJoin join) {
-          if (joins == Joins.REJECTED) {
-            throw invalid(ViewRule.JOIN, from, null);
-          }
           if (!layers.isEmpty() || renamed != null) {
             // A join below the outer query would put the join under a filter or projection of a
             // subquery, or its columns under a column list, where its keys could no longer be
@@ -415,7 +401,7 @@ final class SourceChain {
         if (reads.get(entry.getKey()).isEmpty()) {
           // Walked only to count its reads: what it reads must be a chain of its own.
           SqlWithItem unread = entry.getValue();
-          Walk offChain = new Walk(joins);
+          Walk offChain = new Walk();
           offChain.withQueries.putAll(withQueries);
           reads.forEach((name, list) -> offChain.reads.put(name, new ArrayList<>(list)));
           SqlNode query = unread.query;

@@ -103,32 +103,16 @@ public final class ViewQueryParser {
   private ViewQueryParser() {}
 
   /**
-   * Parses and structurally checks a view query.
+   * Parses and structurally checks a view query, which may join its bucketed fact table to
+   * dimension tables in its outer query's FROM: INNER or LEFT joins on equalities of columns
+   * ({@code ON}, or {@code USING}), each dimension a table of its own (DESIGN §3.10).
    *
    * @throws InvalidViewException naming the first rule the query breaks and where
    */
   public static ParsedViewQuery parse(String sql) throws InvalidViewException {
-    return parse(sql, SourceChain.Joins.REJECTED);
-  }
-
-  /**
-   * Parses and structurally checks a view query that may join its bucketed fact table to dimension
-   * tables, in its outer query's FROM: INNER or LEFT joins on equalities of columns ({@code ON}, or
-   * {@code USING}), each dimension a table of its own. Not yet a service path: the engine joins
-   * (DESIGN §3.10), but change detection of dimension commits and per-source bookmarks are still to
-   * come, so only tests call this; {@link #parse} rejects every join.
-   *
-   * @throws InvalidViewException naming the first rule the query breaks and where
-   */
-  public static ParsedViewQuery parseWithDimensionJoins(String sql) throws InvalidViewException {
-    return parse(sql, SourceChain.Joins.OF_DIMENSIONS);
-  }
-
-  private static ParsedViewQuery parse(String sql, SourceChain.Joins joins)
-      throws InvalidViewException {
     SqlNode query = parseQuery(sql);
     SqlSelect select = outerSelect(query);
-    SourceChain chain = SourceChain.of(query, select, joins);
+    SourceChain chain = SourceChain.of(query, select);
     rejectNestedQueriesAndWindows(select);
     Map<String, SqlNode> outputs = outputColumns(select);
     List<Bucket> buckets = bucketExpressions(select);

@@ -297,8 +297,7 @@ class DimensionJoinScanTest {
             TableName.parse("lake.ref.symbols"), symbols.schema(),
             TableName.parse("lake.ref.sides"), sides.schema());
     ViewPlan plan =
-        ViewQueryBinder.bind(
-            ViewQueryParser.parseWithDimensionJoins(sql), trades.schema(), schemas, ZoneOffset.UTC);
+        ViewQueryBinder.bind(ViewQueryParser.parse(sql), trades.schema(), schemas, ZoneOffset.UTC);
     return new View(sql, plan, CompiledQuery.compile(plan));
   }
 

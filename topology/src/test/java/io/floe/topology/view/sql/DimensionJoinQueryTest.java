@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.JoinKind;
 import io.floe.topology.view.TableName;
+import io.floe.topology.view.ViewDefinition;
+import io.floe.topology.view.ViewIndex;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewRule;
 import java.time.ZoneOffset;
@@ -49,10 +51,7 @@ class DimensionJoinQueryTest {
 
   private static ViewPlan bind(String sql) throws InvalidViewException {
     return ViewQueryBinder.bind(
-        ViewQueryParser.parseWithDimensionJoins(sql),
-        ViewQueryBinderTest.TRADES,
-        DIMENSIONS,
-        ZoneOffset.UTC);
+        ViewQueryParser.parse(sql), ViewQueryBinderTest.TRADES, DIMENSIONS, ZoneOffset.UTC);
   }
 
   @Test
@@ -137,16 +136,23 @@ class DimensionJoinQueryTest {
   }
 
   @Test
-  void shouldKeepRejectingJoinsOnTheServicePath() {
+  void shouldCompileADimensionJoinOnTheServicePath() throws InvalidViewException {
     // Given a valid dimension join
     String sql =
         "SELECT s.sector, date_trunc('day', t.ts) AS day, count(*) AS n FROM lake.market.trades t"
             + " JOIN lake.ref.symbols s ON t.symbol = s.symbol GROUP BY 1, 2";
 
-    // When the service's parser reads it, then it is a join Floe does not maintain yet
-    assertThatThrownBy(() -> ViewQueryParser.parse(sql))
-        .isInstanceOfSatisfying(
-            InvalidViewException.class, e -> assertThat(e.rule()).isEqualTo(ViewRule.JOIN));
+    // When the index of views in force compiles it, then it reads the fact table and joins the
+    // dimension, whose commits drive it too
+    ViewIndex index = new ViewIndex();
+    index.put(ViewDefinition.of("by_sector", sql, TableName.parse("lake.analytics.by_sector")), 0);
+    assertThat(index.view("by_sector")).isPresent();
+    assertThat(index.readingTable(TableName.parse("lake.market.trades"))).hasSize(1);
+    assertThat(index.joiningTable(SYMBOLS)).hasSize(1);
+    assertThat(index.readingTable(SYMBOLS)).isEmpty();
+    assertThat(index.isWatched(SYMBOLS)).isTrue();
+    assertThat(index.sources()).contains(SYMBOLS, TableName.parse("lake.market.trades"));
+    assertThat(index.dependingOn(SYMBOLS)).hasSize(1);
   }
 
   @ParameterizedTest(name = "{0}")

@@ -117,7 +117,7 @@ class NestedViewQueryTest {
           DISTINCT          | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM (SELECT DISTINCT ts, symbol FROM lake.m.trades) t GROUP BY 1 | 1 | 63 |
           ORDER_BY          | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM (SELECT ts FROM lake.m.trades ORDER BY ts) t GROUP BY 1 | 1 | 94 | subquery
           LIMIT             | WITH f AS (SELECT ts FROM lake.m.trades LIMIT 10) SELECT date_trunc('day', ts) AS d, count(*) AS n FROM f GROUP BY 1 | 1 | 47 | subquery
-          JOIN              | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM (SELECT t.ts FROM lake.m.trades t JOIN lake.m.symbols s ON t.symbol = s.ticker) x GROUP BY 1 | 1 | 89 |
+          DIMENSION_JOIN    | SELECT date_trunc('day', ts) AS d, count(*) AS n FROM (SELECT t.ts FROM lake.m.trades t JOIN lake.m.symbols s ON t.symbol = s.ticker) x GROUP BY 1 | 1 | 89 | join the dimension tables in the outer query's FROM, not inside a subquery
           CTE               | WITH f AS (SELECT ts, symbol FROM lake.m.trades), g AS (SELECT ts FROM f), h AS (SELECT ts FROM f) SELECT date_trunc('day', ts) AS d, count(*) AS n FROM g GROUP BY 1 | 1 | 97 | f is read 2 times
           CTE               | WITH f AS (SELECT ts FROM lake.m.trades), g AS (SELECT ts FROM lake.m.trades) SELECT date_trunc('day', ts) AS d, count(*) AS n FROM f GROUP BY 1 | 1 | 43 | g is never read
           COMPUTED_BUCKET   | SELECT date_trunc('hour', shifted) AS h, count(*) AS n FROM (SELECT ts + INTERVAL '1' HOUR AS shifted FROM lake.m.trades) t GROUP BY 1 | 1 | 69 | shifted

@@ -239,6 +239,14 @@ public final class DimensionTable {
     /** A row's share of the hash map and chain: entry, key object, chain slot. */
     private static final long ROW_BYTES = 64;
 
+    /**
+     * The least heap a table of {@code rows} rows holding {@code columns} columns takes, whatever
+     * their values: what {@link #add} counts for each row before its values.
+     */
+    static long minimumBytes(long rows, int columns) {
+      return rows * (ROW_BYTES + 8L * columns);
+    }
+
     private static long sizeOf(Object value) {
       if (value == null) {
         return 0;

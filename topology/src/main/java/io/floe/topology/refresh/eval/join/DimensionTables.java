@@ -2,6 +2,7 @@ package io.floe.topology.refresh.eval.join;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.eval.scan.RecordBatches;
 import io.floe.topology.refresh.eval.scan.ScanColumns;
 import io.floe.topology.refresh.eval.vector.BatchSink;
@@ -10,9 +11,13 @@ import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expressions;
@@ -43,15 +48,31 @@ public final class DimensionTables {
   /** A built table: which dimension, snapshot, keys and columns. */
   private record Key(String table, long snapshotId, List<String> keys, List<String> columns) {}
 
+  /** The snapshot id of a dimension that has none yet: its table has no rows. */
+  public static final long NO_SNAPSHOT = -1L;
+
   private final long maxBytes;
+  private final ManifestWork manifests;
   private final Cache<Key, DimensionTable> tables;
   private final AtomicLong builds = new AtomicLong();
 
   /**
+   * Tables whose dimensions are planned as a local table is.
+   *
    * @param maxBytes the heap all tables may take together, and each alone
    */
   public DimensionTables(long maxBytes) {
+    this(maxBytes, ManifestWork.LOCAL_READS);
+  }
+
+  /**
+   * @param maxBytes the heap all tables may take together, and each alone
+   * @param manifests where a dimension's scan reads its manifests (on a remote store, the pool of
+   *     remote reads)
+   */
+  public DimensionTables(long maxBytes, ManifestWork manifests) {
     this.maxBytes = maxBytes;
+    this.manifests = manifests;
     this.tables =
         Caffeine.newBuilder()
             .maximumWeight(maxBytes)
@@ -62,7 +83,8 @@ public final class DimensionTables {
 
   /**
    * The hash table of {@code dimension} at snapshot {@code snapshotId}, built from it (every live
-   * row, deletes applied) unless a table of the same snapshot, keys and columns is held.
+   * row, deletes applied) unless a table of the same snapshot, keys and columns is held; empty at
+   * {@link #NO_SNAPSHOT}.
    *
    * @param keys the dimension's key columns, in the order of the join's keys
    * @param columns the columns the view needs (keys and contributed columns), in schema order
@@ -75,6 +97,62 @@ public final class DimensionTables {
     return tables.get(key, k -> build(dimension, snapshotId, k));
   }
 
+  /**
+   * Why the hash table of {@code dimension} at its current snapshot cannot fit {@code maxBytes},
+   * judged without reading a row: its live rows are at least the records of its data files less its
+   * position deletes (the snapshot summary's totals, which Iceberg keeps from the manifests), and
+   * each row takes at least {@link DimensionTable.Builder#minimumBytes}. Empty when it may fit, or
+   * when equality deletes make the live rows unbounded from below; the build enforces the bound on
+   * the rows it reads.
+   *
+   * @param columns the columns its table holds (keys and contributed columns)
+   */
+  public static Optional<String> tooLarge(Table dimension, List<String> columns, long maxBytes) {
+    Snapshot current = dimension.currentSnapshot();
+    if (current == null || current.summary() == null) {
+      return Optional.empty();
+    }
+    Map<String, String> summary = current.summary();
+    long records = total(summary, SnapshotSummary.TOTAL_RECORDS_PROP);
+    long positionDeletes = total(summary, SnapshotSummary.TOTAL_POS_DELETES_PROP);
+    long equalityDeletes = total(summary, SnapshotSummary.TOTAL_EQ_DELETES_PROP);
+    if (records < 0 || positionDeletes < 0 || equalityDeletes != 0) {
+      return Optional.empty();
+    }
+    long rows = Math.max(0, records - positionDeletes);
+    long least = DimensionTable.Builder.minimumBytes(rows, columns.size());
+    if (least <= maxBytes) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        String.format(
+            "dimension %s is too large to join: its %,d live rows at snapshot %d take at least"
+                + " %,d bytes in a hash table of %d columns (%s), over the bound of %,d bytes"
+                + " %s sets; join a smaller dimension (a subset in a table of its own) or raise %s",
+            dimension.name(),
+            rows,
+            current.snapshotId(),
+            least,
+            columns.size(),
+            String.join(", ", columns),
+            maxBytes,
+            BYTES_CONFIG,
+            BYTES_CONFIG));
+  }
+
+  /** A total of a snapshot summary, 0 when absent, -1 when it does not parse. */
+  private static long total(Map<String, String> summary, String key) {
+    String value = summary.get(key);
+    if (value == null) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
   /** How many tables were built so far (not found held). */
   public long builds() {
     return builds.get();
@@ -82,7 +160,13 @@ public final class DimensionTables {
 
   private DimensionTable build(Table dimension, long snapshotId, Key key) {
     builds.incrementAndGet();
-    Schema schema = SnapshotUtil.schemaFor(dimension, snapshotId);
+    Snapshot snapshot = snapshotId == NO_SNAPSHOT ? null : dimension.snapshot(snapshotId);
+    if (snapshotId != NO_SNAPSHOT && snapshot == null) {
+      throw new IllegalArgumentException(
+          "Cannot join dimension " + dimension.name() + ": it has no snapshot " + snapshotId);
+    }
+    Schema schema =
+        snapshot == null ? dimension.schema() : SnapshotUtil.schemaFor(dimension, snapshotId);
     List<Types.NestedField> fields = schema.columns();
     Schema projection = schema.select(key.columns());
     int[] positions = new int[projection.columns().size()];
@@ -140,8 +224,16 @@ public final class DimensionTables {
             }
           }
         };
+    if (snapshot == null) {
+      return builder.build();
+    }
     try (CloseableIterable<FileScanTask> tasks =
-        dimension.newScan().useSnapshot(snapshotId).select(key.columns()).planFiles()) {
+        manifests
+            .scan(
+                dimension.newScan().useSnapshot(snapshotId).select(key.columns()),
+                dimension,
+                snapshot)
+            .planFiles()) {
       for (FileScanTask task : tasks) {
         RecordBatches.read(columns, task, sink);
       }
