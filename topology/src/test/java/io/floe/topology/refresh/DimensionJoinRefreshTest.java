@@ -8,6 +8,7 @@ import io.floe.testing.oracle.Oracle;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.DirtyBucketDetector;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
@@ -267,7 +268,8 @@ class DimensionJoinRefreshTest {
   }
 
   private DirtyBuckets detected(CompiledView view) {
-    return DirtyBucketDetector.detect(trades, current(trades), List.of(BucketedView.of(view)))
+    return DirtyBucketDetector.detect(
+            trades, current(trades), List.of(BucketedView.of(view)), ManifestWork.LOCAL_READS)
         .get(view.name());
   }
 
