@@ -149,7 +149,9 @@ public final class ViewState {
   private Long firstPendingAt;
   // Staleness: the commit time (epoch millis) of the oldest source commit the target
   // does not reflect, among the pending changes and among those of the refresh in flight; null
-  // when there is none. A view's first refresh, or one of a new definition, counts from when the
+  // when there is none. A source that is another view's target counts from the commits of the
+  // root source its snapshots bring in (SourceSnapshot#originCommittedAt), so that staleness is
+  // end to end. A view's first refresh, or one of a new definition, counts from when the
   // definition came into force: there was no promise before it.
   private Long pendingSince;
   private Long inFlightSince;
@@ -307,7 +309,7 @@ public final class ViewState {
     if (pendingScope == null) {
       pendingScope = Scope.CHANGES;
     }
-    unreflected(snapshot.committedAt());
+    unreflected(snapshot.originCommittedAt());
     pendingPin = snapshot;
   }
 
@@ -376,7 +378,7 @@ public final class ViewState {
       // A catch-up found a snapshot no change named: its commit is unreflected, unless the target
       // reflects it already (a refresh asked for with nothing new).
       if (!Objects.equals(watermark(), current.snapshotId())) {
-        unreflected(current.committedAt());
+        unreflected(current.originCommittedAt());
       }
       pendingPin = current;
     }
@@ -584,6 +586,15 @@ public final class ViewState {
       return pendingSince;
     }
     return pendingSince == null ? inFlightSince : Math.min(pendingSince, inFlightSince);
+  }
+
+  /**
+   * The commit time (epoch millis) of the oldest source commit the refresh in flight brings into
+   * the target, which its commits record for the views reading the target; null when it brings in
+   * none (a forced refresh of a current view) or none is in flight.
+   */
+  public Long inFlightSince() {
+    return inFlight == null ? null : inFlightSince;
   }
 
   /**

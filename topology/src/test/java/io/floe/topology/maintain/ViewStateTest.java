@@ -156,6 +156,52 @@ class ViewStateTest {
   }
 
   @Test
+  void shouldCountAChainedViewStaleFromTheRootCommitsItsUpstreamsSnapshotsBringIn()
+      throws Exception {
+    // Given a view over another view's target, current
+    ViewState state = currentView();
+
+    // When the upstream commits at NOW + 3 s and NOW + 4 s what the root source committed at
+    // NOW + 1 s and NOW + 2 s
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("a"),
+        new SourceSnapshot("uuid", 43L, 2L, NOW + 3_000, NOW + 1_000),
+        NOW + 3_100);
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("b"),
+        new SourceSnapshot("uuid", 44L, 3L, NOW + 4_000, NOW + 2_000),
+        NOW + 4_100);
+
+    // Then it is as stale as the oldest root commit is old, and its refresh records that commit
+    assertThat(state.stalenessMs(NOW + 10_000)).isEqualTo(9_000);
+    state.start(RefreshId.of("ohlcv_1m", "v", 44L), NOW + 10_000);
+    assertThat(state.inFlightSince()).isEqualTo(NOW + 1_000);
+    assertThat(state.stalenessMs(NOW + 11_000)).isEqualTo(10_000);
+    state.complete(null, new SourceSnapshot("uuid", 44L, 3L, NOW + 4_000), NOW + 12_000);
+    assertThat(state.stalenessMs(NOW + 12_000)).isZero();
+    assertThat(state.inFlightSince()).isNull();
+  }
+
+  @Test
+  void shouldRecordNoOriginForARefreshThatBringsInNoNewCommit() throws Exception {
+    // Given a current view whose full refresh is requested with nothing new in the source
+    ViewState state = currentView();
+    state.requestRefresh(true, NOW + 1_000);
+    state.pinning();
+    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000));
+
+    // When it starts
+    state.start(RefreshId.forced("ohlcv_1m", "v", 42L, 1), NOW + 1_000);
+
+    // Then it brings in no source commit: its commits record no origin
+    assertThat(state.inFlightSince()).isNull();
+  }
+
+  @Test
   void shouldIgnoreAChangeTheTargetAlreadyReflects() throws Exception {
     // Given a current view at source snapshot 42
     ViewState state = currentView();
