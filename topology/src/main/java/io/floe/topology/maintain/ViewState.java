@@ -3,6 +3,7 @@ package io.floe.topology.maintain;
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
@@ -155,6 +156,12 @@ public final class ViewState {
   // definition came into force: there was no promise before it.
   private Long pendingSince;
   private Long inFlightSince;
+
+  // When the definition came into force (epoch millis): a commit before it counts from then. Null
+  // in states of earlier releases, and left out of the stored value then, as they stored it.
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private Long inForceSince;
+
   // A user asked for this refresh: it does not wait for linger or min_interval.
   private boolean pendingUrgent;
   // How many forced full refreshes were asked for: the n-th has its own refresh id.
@@ -230,6 +237,7 @@ public final class ViewState {
   public static ViewState created(StoredView view, long now) {
     ViewState state = new ViewState();
     state.view = view;
+    state.inForceSince = now;
     state.catchUp(DirtyBuckets.all("first refresh of the view"), now);
     state.unreflected(now);
     return state;
@@ -238,6 +246,11 @@ public final class ViewState {
   /** The definition changed: everything is dirty again. */
   public void redefine(StoredView changed, long now) {
     this.view = changed;
+    inForceSince = now;
+    // The commits still pending were promised under the definition that went.
+    if (pendingSince != null && pendingSince < now) {
+      pendingSince = now;
+    }
     catchUp(DirtyBuckets.all("view definition changed"), now);
     unreflected(now);
   }
@@ -562,8 +575,14 @@ public final class ViewState {
     }
   }
 
-  /** A source commit at {@code committedAt} is not reflected yet; the oldest one counts. */
+  /**
+   * A source commit at {@code committedAt} is not reflected yet; the oldest one counts, and none
+   * counts from before the definition came into force: there was no promise before it.
+   */
   private void unreflected(long committedAt) {
+    if (committedAt > 0 && inForceSince != null) {
+      committedAt = Math.max(committedAt, inForceSince);
+    }
     if (committedAt > 0 && (pendingSince == null || committedAt < pendingSince)) {
       pendingSince = committedAt;
     }

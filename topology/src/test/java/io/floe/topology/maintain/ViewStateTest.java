@@ -126,18 +126,36 @@ class ViewStateTest {
   @Test
   void shouldCountANewViewStaleFromWhenItWasDefinedUntilItsFirstRefreshCompletes()
       throws Exception {
-    // Given a view defined at NOW over a source last committed long before
+    // Given a view defined at NOW over a source last committed before
     ViewState state = pinningNewView();
-    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 3_600_000));
+    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 600_000));
 
     // When its first refresh runs
     state.start(RefreshId.of("ohlcv_1m", "v", 42L), NOW + 1_000);
 
     // Then it is stale from its definition, not from the source's old commit, until it completes
     assertThat(state.stalenessMs(NOW + 2_000)).isEqualTo(2_000);
-    state.complete(null, new SourceSnapshot("uuid", 42L, 1L, NOW - 3_600_000), NOW + 3_000);
+    state.complete(null, new SourceSnapshot("uuid", 42L, 1L, NOW - 600_000), NOW + 3_000);
     assertThat(state.stalenessMs(NOW + 4_000)).isZero();
     assertThat(state.unreflectedSince()).isNull();
+  }
+
+  @Test
+  void shouldCountTheFirstRefreshOfANewDefinitionFromWhenItCameIntoForce() throws Exception {
+    // Given a current view with a commit of NOW + 1 s pending
+    ViewState state = currentView();
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("a"),
+        new SourceSnapshot("uuid", 43L, 2L, NOW + 1_000),
+        NOW + 1_000);
+
+    // When its definition changes at NOW + 5 s
+    state.redefine(state.view(), NOW + 5_000);
+
+    // Then it is stale from the new definition, not from the commit promised under the old one
+    assertThat(state.stalenessMs(NOW + 6_000)).isEqualTo(1_000);
   }
 
   @Test
