@@ -322,7 +322,16 @@ public final class ViewState {
     if (pendingScope == null) {
       pendingScope = Scope.CHANGES;
     }
-    unreflected(snapshot.originCommittedAt());
+    if (inFlight != null && snapshot.isReflectedBy(inFlight.pin())) {
+      // A change that reaches the view after its refresh was pinned to a snapshot holding it (a
+      // catch-up, a first refresh): that refresh brings the commit in, the next one need not.
+      long since = promised(snapshot.originCommittedAt());
+      if (since > 0 && (inFlightSince == null || since < inFlightSince)) {
+        inFlightSince = since;
+      }
+    } else {
+      unreflected(snapshot.originCommittedAt());
+    }
     pendingPin = snapshot;
   }
 
@@ -580,12 +589,17 @@ public final class ViewState {
    * counts from before the definition came into force: there was no promise before it.
    */
   private void unreflected(long committedAt) {
-    if (committedAt > 0 && inForceSince != null) {
-      committedAt = Math.max(committedAt, inForceSince);
+    long since = promised(committedAt);
+    if (since > 0 && (pendingSince == null || since < pendingSince)) {
+      pendingSince = since;
     }
-    if (committedAt > 0 && (pendingSince == null || committedAt < pendingSince)) {
-      pendingSince = committedAt;
-    }
+  }
+
+  /** Where the staleness of a commit at {@code committedAt} counts from (0: unknown). */
+  private long promised(long committedAt) {
+    return committedAt > 0 && inForceSince != null
+        ? Math.max(committedAt, inForceSince)
+        : committedAt;
   }
 
   /** The commits of a refresh that did not complete are unreflected again. */

@@ -205,6 +205,37 @@ class ViewStateTest {
   }
 
   @Test
+  void shouldCountAChangeTheRefreshInFlightAlreadyReadsAsBroughtInByIt() throws Exception {
+    // Given a current view whose catch-up refresh was pinned to snapshot 44 (committed at NOW + 3
+    // s)
+    ViewState state = currentView();
+    state.requestRefresh(false, NOW + 3_500);
+    state.pinning();
+    state.pinned(new SourceSnapshot("uuid", 44L, 3L, NOW + 3_000));
+    state.start(RefreshId.of("ohlcv_1m", "v", 44L), NOW + 3_600);
+
+    // When the changes of snapshots 43 (NOW + 1 s) and 44 reach it while that refresh runs
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("a"),
+        new SourceSnapshot("uuid", 43L, 2L, NOW + 1_000),
+        NOW + 4_000);
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("b"),
+        new SourceSnapshot("uuid", 44L, 3L, NOW + 3_000),
+        NOW + 4_000);
+
+    // Then the refresh in flight brings in the older commit, and once it completes the view is
+    // current, not stale from commits it reflects
+    assertThat(state.stalenessMs(NOW + 5_000)).isEqualTo(4_000);
+    state.complete(null, new SourceSnapshot("uuid", 44L, 3L, NOW + 3_000), NOW + 6_000);
+    assertThat(state.stalenessMs(NOW + 7_000)).isZero();
+  }
+
+  @Test
   void shouldRecordNoOriginForARefreshThatBringsInNoNewCommit() throws Exception {
     // Given a current view whose full refresh is requested with nothing new in the source
     ViewState state = currentView();
