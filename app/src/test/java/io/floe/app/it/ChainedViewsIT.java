@@ -40,7 +40,6 @@ class ChainedViewsIT {
   private static final String HOURS =
       "SELECT symbol, date_trunc('hour', minute_ts) AS hour_ts, sum(n) AS n, sum(qty) AS qty"
           + " FROM lake.analytics.minutes GROUP BY 1, 2";
-  private static final Duration UPSTREAM_INTERVAL = Duration.ofSeconds(2);
   private static final Duration CHAINED_INTERVAL = Duration.ofSeconds(6);
   private static final int COMMITS = 14;
 
@@ -107,10 +106,10 @@ class ChainedViewsIT {
   @Test
   void shouldRefreshAChainedViewAtItsOwnIntervalAndCountItsStalenessFromTheRootCommit()
       throws Exception {
-    // Given a view over the trades refreshed at most every 2 s, and one chained on its target at
-    // most every 6 s, both current
+    // Given a view over the trades that follows each commit, and one chained on its target with a
+    // min_interval of 6 s, both current
     lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
-    ViewDefinition minutes = view("minutes", MINUTES, UPSTREAM_INTERVAL);
+    ViewDefinition minutes = view("minutes", MINUTES, Duration.ZERO);
     ViewDefinition hours = view("hours", HOURS, CHAINED_INTERVAL);
     floe.start("a");
     floe.define(minutes);
