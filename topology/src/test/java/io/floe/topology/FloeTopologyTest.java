@@ -12,6 +12,7 @@ import io.floe.testing.workload.TradeViews;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetters;
 import io.floe.topology.processor.FloeMetrics;
+import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -193,6 +195,34 @@ class FloeTopologyTest {
     OracleAssertions.assertMatches(
         target("ohlcv_1h"), minute, minute.currentSnapshot().snapshotId(), HOURLY);
     assertThat(s1).isPositive();
+  }
+
+  @Test
+  void shouldRecordTheRootCommitWithTheTargetCommitsOfAViewAndOfTheViewChainedOnIt() {
+    // Given a view and a view chained on its target, both current
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B")));
+    defineView("ohlcv_1m", OHLCV);
+    defineView("ohlcv_1h", HOURLY);
+    announce("lake.market.trades");
+    idle(Duration.ofSeconds(4));
+
+    // When the trades commit, and the views follow
+    lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T11:45:00Z", 13.0, 2L, "B")));
+    Snapshot root = trades.currentSnapshot();
+    announce("lake.market.trades");
+    idle(Duration.ofSeconds(4));
+
+    // Then both target commits record the trades' commit as the one they brought in
+    Table minute = target("ohlcv_1m");
+    Table hour = target("ohlcv_1h");
+    assertThat(minute.currentSnapshot().summary())
+        .containsEntry(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(root.snapshotId()))
+        .containsEntry(FloeProperties.SOURCE_COMMITTED_AT, Long.toString(root.timestampMillis()));
+    assertThat(hour.currentSnapshot().summary())
+        .containsEntry(
+            FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(minute.currentSnapshot().snapshotId()))
+        .containsEntry(FloeProperties.SOURCE_COMMITTED_AT, Long.toString(root.timestampMillis()));
+    OracleAssertions.assertMatches(hour, minute, minute.currentSnapshot().snapshotId(), HOURLY);
   }
 
   @Test

@@ -208,7 +208,7 @@ public final class ViewMaintainer {
     }
     ViewState.InFlight refresh = state.start(id, now);
     LOG.debug("Refresh {} of view {} starts: {}", id, view, refresh.dirty().toDirtyBuckets());
-    return new Next.Refresh(request(compiled, refresh));
+    return new Next.Refresh(request(compiled, state));
   }
 
   /**
@@ -225,10 +225,12 @@ public final class ViewMaintainer {
       return Optional.empty();
     }
     LOG.info("Re-running refresh {} of view {}", refresh.refreshId(), view);
-    return Optional.of(request(defined.get(), refresh));
+    return Optional.of(request(defined.get(), state));
   }
 
-  private static RefreshRequest request(CompiledView compiled, ViewState.InFlight refresh) {
+  /** The refresh {@code state} records in flight. */
+  private static RefreshRequest request(CompiledView compiled, ViewState state) {
+    ViewState.InFlight refresh = state.inFlight();
     DirtyBuckets dirty =
         refresh.dirty() == null ? DirtyBuckets.none() : refresh.dirty().toDirtyBuckets();
     boolean ranged = refresh.ranges() != null && !refresh.ranges().isEmpty();
@@ -244,7 +246,12 @@ public final class ViewMaintainer {
               new RefreshRequest.Forced(dirty.full() ? dirty.reason() : "full refresh requested");
         };
     return new RefreshRequest(
-        compiled, refresh.refreshId(), refresh.pin().tableUuid(), refresh.watermark(), scope);
+        compiled,
+        refresh.refreshId(),
+        refresh.pin().tableUuid(),
+        refresh.watermark(),
+        scope,
+        state.inFlightSince());
   }
 
   /** Applies what the lookup of the source's current snapshot found. */

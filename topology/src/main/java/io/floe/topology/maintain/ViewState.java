@@ -3,6 +3,7 @@ package io.floe.topology.maintain;
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
@@ -149,10 +150,18 @@ public final class ViewState {
   private Long firstPendingAt;
   // Staleness: the commit time (epoch millis) of the oldest source commit the target
   // does not reflect, among the pending changes and among those of the refresh in flight; null
-  // when there is none. A view's first refresh, or one of a new definition, counts from when the
+  // when there is none. A source that is another view's target counts from the commits of the
+  // root source its snapshots bring in (SourceSnapshot#originCommittedAt), so that staleness is
+  // end to end. A view's first refresh, or one of a new definition, counts from when the
   // definition came into force: there was no promise before it.
   private Long pendingSince;
   private Long inFlightSince;
+
+  // When the definition came into force (epoch millis): a commit before it counts from then. Null
+  // in states of earlier releases, and left out of the stored value then, as they stored it.
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  private Long inForceSince;
+
   // A user asked for this refresh: it does not wait for linger or min_interval.
   private boolean pendingUrgent;
   // How many forced full refreshes were asked for: the n-th has its own refresh id.
@@ -228,6 +237,7 @@ public final class ViewState {
   public static ViewState created(StoredView view, long now) {
     ViewState state = new ViewState();
     state.view = view;
+    state.inForceSince = now;
     state.catchUp(DirtyBuckets.all("first refresh of the view"), now);
     state.unreflected(now);
     return state;
@@ -236,6 +246,11 @@ public final class ViewState {
   /** The definition changed: everything is dirty again. */
   public void redefine(StoredView changed, long now) {
     this.view = changed;
+    inForceSince = now;
+    // The commits still pending were promised under the definition that went.
+    if (pendingSince != null && pendingSince < now) {
+      pendingSince = now;
+    }
     catchUp(DirtyBuckets.all("view definition changed"), now);
     unreflected(now);
   }
@@ -307,7 +322,16 @@ public final class ViewState {
     if (pendingScope == null) {
       pendingScope = Scope.CHANGES;
     }
-    unreflected(snapshot.committedAt());
+    if (inFlight != null && snapshot.isReflectedBy(inFlight.pin())) {
+      // A change that reaches the view after its refresh was pinned to a snapshot holding it (a
+      // catch-up, a first refresh): that refresh brings the commit in, the next one need not.
+      long since = promised(snapshot.originCommittedAt());
+      if (since > 0 && (inFlightSince == null || since < inFlightSince)) {
+        inFlightSince = since;
+      }
+    } else {
+      unreflected(snapshot.originCommittedAt());
+    }
     pendingPin = snapshot;
   }
 
@@ -376,7 +400,7 @@ public final class ViewState {
       // A catch-up found a snapshot no change named: its commit is unreflected, unless the target
       // reflects it already (a refresh asked for with nothing new).
       if (!Objects.equals(watermark(), current.snapshotId())) {
-        unreflected(current.committedAt());
+        unreflected(current.originCommittedAt());
       }
       pendingPin = current;
     }
@@ -560,11 +584,22 @@ public final class ViewState {
     }
   }
 
-  /** A source commit at {@code committedAt} is not reflected yet; the oldest one counts. */
+  /**
+   * A source commit at {@code committedAt} is not reflected yet; the oldest one counts, and none
+   * counts from before the definition came into force: there was no promise before it.
+   */
   private void unreflected(long committedAt) {
-    if (committedAt > 0 && (pendingSince == null || committedAt < pendingSince)) {
-      pendingSince = committedAt;
+    long since = promised(committedAt);
+    if (since > 0 && (pendingSince == null || since < pendingSince)) {
+      pendingSince = since;
     }
+  }
+
+  /** Where the staleness of a commit at {@code committedAt} counts from (0: unknown). */
+  private long promised(long committedAt) {
+    return committedAt > 0 && inForceSince != null
+        ? Math.max(committedAt, inForceSince)
+        : committedAt;
   }
 
   /** The commits of a refresh that did not complete are unreflected again. */
@@ -584,6 +619,15 @@ public final class ViewState {
       return pendingSince;
     }
     return pendingSince == null ? inFlightSince : Math.min(pendingSince, inFlightSince);
+  }
+
+  /**
+   * The commit time (epoch millis) of the oldest source commit the refresh in flight brings into
+   * the target, which its commits record for the views reading the target; null when it brings in
+   * none (a forced refresh of a current view) or none is in flight.
+   */
+  public Long inFlightSince() {
+    return inFlight == null ? null : inFlightSince;
   }
 
   /**

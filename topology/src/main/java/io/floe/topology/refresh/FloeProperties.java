@@ -1,5 +1,7 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.detect.SourceSnapshot;
+
 /**
  * The keys Floe records on target tables: as snapshot-summary properties of every target commit
  * and, because summaries vanish when snapshots expire, as table properties (DESIGN §3.6). The table
@@ -66,6 +68,14 @@ public final class FloeProperties {
   public static final String ROWS_WRITTEN = "floe.rows-written";
 
   public static final String ROWS_REPLACED = "floe.rows-replaced";
+
+  /**
+   * Snapshot summary of each refresh commit: the commit time (epoch millis) of the oldest commit of
+   * the root source (a table no view writes) that the refresh brought into the target; a view
+   * reading the target counts its staleness from it (DESIGN §7). A snapshot without it is its own
+   * origin.
+   */
+  public static final String SOURCE_COMMITTED_AT = SourceSnapshot.SOURCE_COMMITTED_AT;
 
   /** Table property of a chunked refresh in progress: the id of its last committed chunk. */
   public static final String PROGRESS = "floe.progress";

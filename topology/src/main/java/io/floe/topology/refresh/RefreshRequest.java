@@ -22,14 +22,29 @@ import java.util.Objects;
  * @param watermark the source snapshot Floe believes the target reflects, or null before the first
  *     refresh
  * @param scope what is known of the buckets to recompute
+ * @param originCommittedAt the commit time (epoch millis) of the oldest root-source commit the
+ *     refresh brings into the target, which its commits record ({@link
+ *     FloeProperties#SOURCE_COMMITTED_AT}) for the views reading the target; null when unknown or
+ *     when it brings in none
  */
 public record RefreshRequest(
-    CompiledView view, RefreshId id, String sourceTableUuid, Long watermark, Scope scope) {
+    CompiledView view,
+    RefreshId id,
+    String sourceTableUuid,
+    Long watermark,
+    Scope scope,
+    Long originCommittedAt) {
 
   public RefreshRequest {
     Objects.requireNonNull(view, "view");
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(scope, "scope");
+  }
+
+  /** A refresh whose origin is not known: its commits record none. */
+  public RefreshRequest(
+      CompiledView view, RefreshId id, String sourceTableUuid, Long watermark, Scope scope) {
+    this(view, id, sourceTableUuid, watermark, scope, null);
   }
 
   /** What a refresh knows of the buckets it must recompute. */
@@ -93,7 +108,7 @@ public record RefreshRequest(
       throw new IllegalArgumentException(
           other + " is not a refresh of the snapshot " + id + " reads");
     }
-    return new RefreshRequest(view, other, sourceTableUuid, watermark, scope);
+    return new RefreshRequest(view, other, sourceTableUuid, watermark, scope, originCommittedAt);
   }
 
   /** The source snapshot the refresh reads. */

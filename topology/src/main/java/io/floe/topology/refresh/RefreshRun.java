@@ -236,6 +236,9 @@ final class RefreshRun {
       summary.put(FloeProperties.REFRESH_MODE, recompute.mode().label());
       summary.put(FloeProperties.ROWS_WRITTEN, Long.toString(written.rowsWritten()));
       summary.put(FloeProperties.ROWS_REPLACED, Long.toString(written.rowsReplaced()));
+      if (request.originCommittedAt() != null) {
+        summary.put(FloeProperties.SOURCE_COMMITTED_AT, Long.toString(request.originCommittedAt()));
+      }
       if (last) {
         summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
         summary.put(FloeProperties.SOURCE_COLUMNS, reads.format());

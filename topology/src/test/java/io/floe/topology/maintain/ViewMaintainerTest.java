@@ -87,6 +87,31 @@ class ViewMaintainerTest {
   }
 
   @Test
+  void shouldAskTheRefreshToRecordTheOldestRootCommitItBringsIn() {
+    // Given a current view over another view's target, whose snapshot 43 (committed at NOW + 2 s)
+    // brings in a root commit of NOW + 1 s
+    ViewState state = refreshing();
+    maintainer.completed(
+        VIEW, state, outcome(RefreshOutcome.Status.COMMITTED, state.inFlight().refreshId()), NOW);
+    maintainer.received(
+        VIEW,
+        state,
+        new DirtyUpdate.Change(
+            TRADES.toString(),
+            new SourceSnapshot("uuid-1", 43L, 8L, NOW + 2_000, NOW + 1_000),
+            StoredDirty.of(DirtyBuckets.all("appended"))),
+        NOW + 2_100);
+
+    // When its refresh starts, and when it is run again after a crash
+    Next next = maintainer.next(VIEW, state, NOW + 5_000);
+    RefreshRequest rerun = maintainer.rerun(VIEW, state, NOW + 6_000).orElseThrow();
+
+    // Then both record the root commit with their target commits
+    assertThat(((Next.Refresh) next).request().originCommittedAt()).isEqualTo(NOW + 1_000);
+    assertThat(rerun.originCommittedAt()).isEqualTo(NOW + 1_000);
+  }
+
+  @Test
   void shouldLookUpTheSourcesSnapshotBeforeTheFirstRefreshOfANewView() {
     // Given
     ViewState state = maintainer.synced(inForce(), null, NOW);

@@ -126,18 +126,36 @@ class ViewStateTest {
   @Test
   void shouldCountANewViewStaleFromWhenItWasDefinedUntilItsFirstRefreshCompletes()
       throws Exception {
-    // Given a view defined at NOW over a source last committed long before
+    // Given a view defined at NOW over a source last committed before
     ViewState state = pinningNewView();
-    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 3_600_000));
+    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 600_000));
 
     // When its first refresh runs
     state.start(RefreshId.of("ohlcv_1m", "v", 42L), NOW + 1_000);
 
     // Then it is stale from its definition, not from the source's old commit, until it completes
     assertThat(state.stalenessMs(NOW + 2_000)).isEqualTo(2_000);
-    state.complete(null, new SourceSnapshot("uuid", 42L, 1L, NOW - 3_600_000), NOW + 3_000);
+    state.complete(null, new SourceSnapshot("uuid", 42L, 1L, NOW - 600_000), NOW + 3_000);
     assertThat(state.stalenessMs(NOW + 4_000)).isZero();
     assertThat(state.unreflectedSince()).isNull();
+  }
+
+  @Test
+  void shouldCountTheFirstRefreshOfANewDefinitionFromWhenItCameIntoForce() throws Exception {
+    // Given a current view with a commit of NOW + 1 s pending
+    ViewState state = currentView();
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("a"),
+        new SourceSnapshot("uuid", 43L, 2L, NOW + 1_000),
+        NOW + 1_000);
+
+    // When its definition changes at NOW + 5 s
+    state.redefine(state.view(), NOW + 5_000);
+
+    // Then it is stale from the new definition, not from the commit promised under the old one
+    assertThat(state.stalenessMs(NOW + 6_000)).isEqualTo(1_000);
   }
 
   @Test
@@ -153,6 +171,83 @@ class ViewStateTest {
 
     // Then it is as stale as the first of them is old
     assertThat(state.stalenessMs(NOW + 10_000)).isEqualTo(9_000);
+  }
+
+  @Test
+  void shouldCountAChainedViewStaleFromTheRootCommitsItsUpstreamsSnapshotsBringIn()
+      throws Exception {
+    // Given a view over another view's target, current
+    ViewState state = currentView();
+
+    // When the upstream commits at NOW + 3 s and NOW + 4 s what the root source committed at
+    // NOW + 1 s and NOW + 2 s
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("a"),
+        new SourceSnapshot("uuid", 43L, 2L, NOW + 3_000, NOW + 1_000),
+        NOW + 3_100);
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("b"),
+        new SourceSnapshot("uuid", 44L, 3L, NOW + 4_000, NOW + 2_000),
+        NOW + 4_100);
+
+    // Then it is as stale as the oldest root commit is old, and its refresh records that commit
+    assertThat(state.stalenessMs(NOW + 10_000)).isEqualTo(9_000);
+    state.start(RefreshId.of("ohlcv_1m", "v", 44L), NOW + 10_000);
+    assertThat(state.inFlightSince()).isEqualTo(NOW + 1_000);
+    assertThat(state.stalenessMs(NOW + 11_000)).isEqualTo(10_000);
+    state.complete(null, new SourceSnapshot("uuid", 44L, 3L, NOW + 4_000), NOW + 12_000);
+    assertThat(state.stalenessMs(NOW + 12_000)).isZero();
+    assertThat(state.inFlightSince()).isNull();
+  }
+
+  @Test
+  void shouldCountAChangeTheRefreshInFlightAlreadyReadsAsBroughtInByIt() throws Exception {
+    // Given a current view whose catch-up refresh was pinned to snapshot 44 (committed at NOW + 3
+    // s)
+    ViewState state = currentView();
+    state.requestRefresh(false, NOW + 3_500);
+    state.pinning();
+    state.pinned(new SourceSnapshot("uuid", 44L, 3L, NOW + 3_000));
+    state.start(RefreshId.of("ohlcv_1m", "v", 44L), NOW + 3_600);
+
+    // When the changes of snapshots 43 (NOW + 1 s) and 44 reach it while that refresh runs
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("a"),
+        new SourceSnapshot("uuid", 43L, 2L, NOW + 1_000),
+        NOW + 4_000);
+    state.addChange(
+        TRADES,
+        TRADES,
+        DirtyBuckets.all("b"),
+        new SourceSnapshot("uuid", 44L, 3L, NOW + 3_000),
+        NOW + 4_000);
+
+    // Then the refresh in flight brings in the older commit, and once it completes the view is
+    // current, not stale from commits it reflects
+    assertThat(state.stalenessMs(NOW + 5_000)).isEqualTo(4_000);
+    state.complete(null, new SourceSnapshot("uuid", 44L, 3L, NOW + 3_000), NOW + 6_000);
+    assertThat(state.stalenessMs(NOW + 7_000)).isZero();
+  }
+
+  @Test
+  void shouldRecordNoOriginForARefreshThatBringsInNoNewCommit() throws Exception {
+    // Given a current view whose full refresh is requested with nothing new in the source
+    ViewState state = currentView();
+    state.requestRefresh(true, NOW + 1_000);
+    state.pinning();
+    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000));
+
+    // When it starts
+    state.start(RefreshId.forced("ohlcv_1m", "v", 42L, 1), NOW + 1_000);
+
+    // Then it brings in no source commit: its commits record no origin
+    assertThat(state.inFlightSince()).isNull();
   }
 
   @Test

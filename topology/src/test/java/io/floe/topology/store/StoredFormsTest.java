@@ -163,6 +163,27 @@ class StoredFormsTest {
   }
 
   @Test
+  void shouldKeepTheRootOriginOfASnapshotOfAChainedViewsSourceInTheQueueAndOnTheTopic() {
+    // Given a snapshot of another view's target, bringing in a root commit older than its own
+    SourceSnapshot snapshot = new SourceSnapshot("uuid-2", 7L, 3L, 12_000L, 9_000L);
+    QueuedSnapshots queued =
+        new QueuedSnapshots(List.of(new QueuedSnapshots.Queued(snapshot, null)));
+    DirtyUpdate change =
+        new DirtyUpdate.Change(
+            "lake.analytics.bars", snapshot, StoredDirty.of(DirtyBuckets.all("appended")));
+    JsonSerde<QueuedSnapshots> queue = JsonSerde.of(QueuedSnapshots.class);
+    JsonSerde<DirtyUpdate> updates = JsonSerde.of(DirtyUpdate.class);
+
+    // When they are stored and read back
+    QueuedSnapshots queuedBack = queue.deserialize("t", queue.serialize("t", queued));
+    DirtyUpdate changeBack = updates.deserialize("t", updates.serialize("t", change));
+
+    // Then the origin is kept
+    assertThat(queuedBack.snapshots().get(0).snapshot().originCommittedAt()).isEqualTo(9_000L);
+    assertThat(((DirtyUpdate.Change) changeBack).snapshot().originCommittedAt()).isEqualTo(9_000L);
+  }
+
+  @Test
   void shouldReadATableCursorAsAPreviousReleaseStoredIt() throws IOException {
     // When
     TableCursor cursor = read(TableCursor.class, "table-cursor.json");
