@@ -451,7 +451,8 @@ class DirtyBucketDetectorTest {
     java.util.concurrent.atomic.AtomicReference<DirtyBuckets> detected =
         new java.util.concurrent.atomic.AtomicReference<>();
     java.util.concurrent.ExecutorService remoteReads = ManifestWork.newRemoteReadsPool();
-    ManifestWork manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads);
+    // Detection commits nothing: its reads' pool serves as the commits' too.
+    ManifestWork manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteReads);
     Thread detecting =
         new Thread(
             () ->
