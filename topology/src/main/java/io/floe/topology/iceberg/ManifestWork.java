@@ -154,6 +154,18 @@ public final class ManifestWork {
   }
 
   /**
+   * The FileIO a commit to a table on {@code storage} writes its manifests and manifest list
+   * through: on a remote store, one that uploads them on the pool of remote commits while the
+   * commit goes on ({@link WriteBehindFileIO}), which the commit waits for before its metadata
+   * file; else {@code io} itself.
+   */
+  public FileIO commitFiles(FileIO io, StorageKind storage) {
+    return remoteCommits != null && storage.isRemote()
+        ? new WriteBehindFileIO(io, remoteCommits)
+        : io;
+  }
+
+  /**
    * The commit ({@link #commit(SnapshotUpdate, Table, Snapshot)}) of a table on {@code storage}.
    */
   <U extends SnapshotUpdate<U>> U commit(
