@@ -65,7 +65,9 @@ public final class FloeService implements AutoCloseable {
   private final ExecutorService io;
   private final ExecutorService scans;
   private final ExecutorService remoteReads;
-  private final ManifestWork manifests; // Reads of tables on a remote store, on remoteReads.
+  private final ExecutorService remoteCommits;
+  // Reads of tables on a remote store on remoteReads, their commits' manifests on remoteCommits.
+  private final ManifestWork manifests;
   private final GlobalDeadLetters globalDeadLetters;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -101,7 +103,8 @@ public final class FloeService implements AutoCloseable {
     this.partitions = config.getInt(FloeConfig.TOPIC_PARTITIONS);
     this.scans = ViewScan.newExecutor();
     this.remoteReads = ManifestWork.newRemoteReadsPool();
-    this.manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads);
+    this.remoteCommits = ManifestWork.newRemoteCommitsPool();
+    this.manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteCommits);
     this.executor =
         new RefreshExecutor(
             new ViewRefresher(
@@ -382,6 +385,7 @@ public final class FloeService implements AutoCloseable {
       scans.shutdownNow();
       io.shutdownNow(); // Before the pool its detections read ahead on.
       remoteReads.shutdownNow();
+      remoteCommits.shutdownNow();
       catalogs.close();
     } catch (Exception e) {
       LOG.warn("Error while stopping", e);

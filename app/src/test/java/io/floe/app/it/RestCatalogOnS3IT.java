@@ -103,7 +103,8 @@ class RestCatalogOnS3IT {
   }
 
   @Test
-  void shouldReadRemoteFilesOnThePoolOfTheServiceAndStopItWithTheService() throws Exception {
+  void shouldCommitRemoteFilesOnThePoolOfTheServiceAndStopItsPoolsWithTheService()
+      throws Exception {
     // Given a service that maintained a view over a table on S3
     IcebergFixture lake = floe.lake();
     Table trades = lake.createTrades("market", "trades");
@@ -113,23 +114,29 @@ class RestCatalogOnS3IT {
     floe.define(view);
     floe.announce("lake.market.trades");
     floe.awaitOracle(view, trades);
-    // (its remote reads overlapped on the pool of remote reads)
-    assertThat(remoteReadThreads()).isNotEmpty();
+    // (its commits' manifests were written and uploaded on the pool of remote commits, where no
+    // read waits before them; its reads of one small file each needed no pool of remote reads,
+    // whose threads on main were started by the commits)
+    assertThat(threads("floe-remote-commits")).isNotEmpty();
 
     // When the service stops
     floe.stopServices();
 
-    // Then the pool stopped with it: no thread of it outlives the service
+    // Then the pools stopped with it: no thread of either outlives the service
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(remoteReadThreads()).isEmpty());
+        .untilAsserted(
+            () -> {
+              assertThat(threads("floe-remote-reads")).isEmpty();
+              assertThat(threads("floe-remote-commits")).isEmpty();
+            });
   }
 
-  private static List<String> remoteReadThreads() {
+  private static List<String> threads(String prefix) {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(Thread::isAlive)
         .map(Thread::getName)
-        .filter(name -> name.startsWith("floe-remote-reads"))
+        .filter(name -> name.startsWith(prefix))
         .toList();
   }
 

@@ -12,6 +12,7 @@ import org.apache.iceberg.Scan;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.ThreadPools;
 
 /**
@@ -26,11 +27,17 @@ import org.apache.iceberg.util.ThreadPools;
  * several times.
  *
  * <p>On a remote store ({@link StorageKind}) a manifest read is a request of tens of milliseconds,
- * which one thread would make one after the other: there every scan and commit reads its manifests
- * on the pool of remote reads this was made with ({@link #overlappingRemoteReadsOn}), a pool sized
- * for the requests' latency, however few they are. The pool belongs to whoever made it (the service
- * creates it with itself and shuts it down on close, {@link #newRemoteReadsPool}); without one
- * ({@link #LOCAL_READS}) a remote table's manifests are read as a local table's are.
+ * which one thread would make one after the other: there every scan reads its manifests on the pool
+ * of remote reads this was made with ({@link #overlappingRemoteReadsOn}), a pool sized for the
+ * requests' latency, however few they are, and every commit reads and writes its manifests on a
+ * pool of remote commits beside it. A commit's steps that touch manifests (filtering out the
+ * replaced files, writing the new files' manifest, merging, the manifest list's entries) each hand
+ * Iceberg's executor a few tasks and wait for them: on the pool of remote reads they queued behind
+ * the recomputes' reads of every view refreshing at once (16 threads, each held for a request), and
+ * a commit waited for reads that were not its own. The pools belong to whoever made them (the
+ * service creates them with itself and shuts them down on close, {@link #newRemoteReadsPool},
+ * {@link #newRemoteCommitsPool}); without them ({@link #LOCAL_READS}) a remote table's manifests
+ * are read as a local table's are.
  */
 public final class ManifestWork {
 
@@ -45,27 +52,38 @@ public final class ManifestWork {
   public static final int CALLING_THREAD_MAX_MANIFESTS = 16;
 
   /** Reads every table's manifests as a local table's: no pool of remote reads. */
-  public static final ManifestWork LOCAL_READS = new ManifestWork(null, null);
+  public static final ManifestWork LOCAL_READS = new ManifestWork(null, null, null);
 
   /** The name of the threads of the pool of remote reads, before their number. */
   private static final String REMOTE_READS_THREADS = "floe-remote-reads";
 
+  /** The name of the threads of the pool of remote commits, before their number. */
+  private static final String REMOTE_COMMITS_THREADS = "floe-remote-commits";
+
   private final Executor remoteReads;
   private final ExecutorService remoteManifests;
+  private final ExecutorService remoteCommits;
 
-  private ManifestWork(Executor remoteReads, ExecutorService remoteManifests) {
+  private ManifestWork(
+      Executor remoteReads, ExecutorService remoteManifests, ExecutorService remoteCommits) {
     this.remoteReads = remoteReads;
     this.remoteManifests = remoteManifests;
+    this.remoteCommits = remoteCommits;
   }
 
   /**
-   * Reads the manifests of tables on a remote store on {@code pool} (made by {@link
-   * #newRemoteReadsPool}), their requests counted for the stage and refresh that handed them the
-   * work ({@link RequestStage#propagating}). The pool stays its owner's to shut down.
+   * Reads the manifests and files of tables on a remote store on {@code reads} (made by {@link
+   * #newRemoteReadsPool}) and makes their commits' manifest work on {@code commits} (made by {@link
+   * #newRemoteCommitsPool}), which no read occupies, their requests counted for the stage and
+   * refresh that handed them the work ({@link RequestStage#propagating}). The pools stay their
+   * owner's to shut down.
    */
-  public static ManifestWork overlappingRemoteReadsOn(Executor pool) {
-    Executor propagating = RequestStage.propagating(pool);
-    return new ManifestWork(propagating, new Forwarding(propagating));
+  public static ManifestWork overlappingRemoteReadsOn(Executor reads, Executor commits) {
+    Executor propagating = RequestStage.propagating(reads);
+    return new ManifestWork(
+        propagating,
+        new Forwarding(propagating),
+        new Forwarding(RequestStage.propagating(commits)));
   }
 
   /**
@@ -76,6 +94,17 @@ public final class ManifestWork {
    */
   public static ExecutorService newRemoteReadsPool() {
     return ThreadPools.newFixedThreadPool(REMOTE_READS_THREADS, StorageKind.REMOTE_READS);
+  }
+
+  /**
+   * A new pool for the manifest work of commits to tables on a remote store (reading the manifests
+   * a commit filters, writing the ones it rewrites and the new files' manifest), of {@value
+   * StorageKind#REMOTE_READS} daemon threads named {@code floe-remote-commits-N}: apart from the
+   * pool of remote reads, so that a commit never waits for the reads of other refreshes. Its
+   * threads start with the first tasks. The caller shuts it down.
+   */
+  public static ExecutorService newRemoteCommitsPool() {
+    return ThreadPools.newFixedThreadPool(REMOTE_COMMITS_THREADS, StorageKind.REMOTE_READS);
   }
 
   /**
@@ -115,20 +144,40 @@ public final class ManifestWork {
   }
 
   /**
-   * The commit, reading and writing its manifests on the pool of remote reads when the table is on
-   * a remote store; else on the calling thread unless the snapshot it builds on has many, then in
-   * Iceberg's worker pool. Their requests count for the stage of the caller.
+   * The commit, reading and writing its manifests on the pool of remote commits when the table is
+   * on a remote store; else on the calling thread unless the snapshot it builds on has many, then
+   * in Iceberg's worker pool. Their requests count for the stage of the caller.
    *
    * @param base the snapshot the commit builds on (the table's current one), or null for none
    */
   public <U extends SnapshotUpdate<U>> U commit(U update, Table table, Snapshot base) {
+    return commit(update, StorageKind.of(table), table, base);
+  }
+
+  /**
+   * The FileIO a commit to a table on {@code storage} writes its manifests and manifest list
+   * through: on a remote store, one that uploads them on the pool of remote commits while the
+   * commit goes on ({@link WriteBehindFileIO}), which the commit waits for before its metadata
+   * file; else {@code io} itself.
+   */
+  public FileIO commitFiles(FileIO io, StorageKind storage) {
+    return remoteCommits != null && storage.isRemote()
+        ? new WriteBehindFileIO(io, remoteCommits)
+        : io;
+  }
+
+  /**
+   * The commit ({@link #commit(SnapshotUpdate, Table, Snapshot)}) of a table on {@code storage}.
+   */
+  <U extends SnapshotUpdate<U>> U commit(
+      U update, StorageKind storage, Table table, Snapshot base) {
     // Writes too, on a pool that counts their requests for the commit (Iceberg's own would count
     // them under no stage), as many at once as Iceberg would write (it splits the files among
     // them).
-    if (remoteManifests != null && StorageKind.of(table).isRemote()) {
+    if (remoteCommits != null && storage.isRemote()) {
       return update
-          .scanManifestsWith(remoteManifests)
-          .writeManifestsWith(remoteManifests, ThreadPools.WORKER_THREAD_POOL_SIZE);
+          .scanManifestsWith(remoteCommits)
+          .writeManifestsWith(remoteCommits, ThreadPools.WORKER_THREAD_POOL_SIZE);
     }
     return isLarge(table, base)
         ? update

@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.iceberg.StorageKind;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -17,6 +18,7 @@ import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -74,6 +76,7 @@ final class GuardedCommit {
     String chunkId = change.chunk().toString();
     apply(
         target,
+        manifests,
         chunkId,
         change.guard(),
         change.bookmark(),
@@ -108,6 +111,7 @@ final class GuardedCommit {
       ManifestWork manifests) {
     apply(
         target,
+        manifests,
         "compaction " + marker.getValue(),
         guard,
         UnaryOperator.identity(),
@@ -142,6 +146,7 @@ final class GuardedCommit {
       Predicate<Table> landed) {
     apply(
         target,
+        ManifestWork.LOCAL_READS,
         what,
         guard,
         bookmark,
@@ -160,6 +165,7 @@ final class GuardedCommit {
   static void expire(Table target, CommitGuard guard, Consumer<ExpireSnapshots> expiry) {
     apply(
         target,
+        ManifestWork.LOCAL_READS,
         "expiry of " + target.name(),
         guard,
         UnaryOperator.identity(),
@@ -172,19 +178,26 @@ final class GuardedCommit {
   }
 
   /**
-   * The one guarded operation: makes the commit on the target wrapped in the guard, and resolves a
-   * commit whose state is unknown by looking for it in the refreshed table before anything else.
+   * The one guarded operation: makes the commit on the target wrapped in the guard, its manifests
+   * written through the FileIO {@code manifests} gives a commit to the target's store, and resolves
+   * a commit whose state is unknown by looking for it in the refreshed table before anything else.
    */
   private static void apply(
       Table target,
+      ManifestWork manifests,
       String what,
       CommitGuard guard,
       UnaryOperator<Bookmark> bookmark,
       Consumer<Table> commit,
       Predicate<Table> landed) {
+    TableOperations operations = ((HasTableOperations) target).operations();
     Table guarded =
         new BaseTable(
-            new GuardedTableOperations(((HasTableOperations) target).operations(), guard, bookmark),
+            new GuardedTableOperations(
+                operations,
+                guard,
+                bookmark,
+                manifests.commitFiles(operations.io(), StorageKind.of(target))),
             target.name());
     // Not Iceberg's Tasks: whether to try again is decided from the refreshed table (a commit that
     // landed is done), not from the exception, and the guard's conflicts are never retried here.

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.iceberg.WriteBehindFileIO;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -21,27 +22,39 @@ import org.apache.iceberg.io.LocationProvider;
  * base} is exactly the metadata the swap is conditional on. Checking the expected properties there
  * means a replayed or concurrent refresh can never apply a change twice or move a view backwards,
  * even when its change adds no file.
+ *
+ * <p>A commit's manifests and manifest list may be written through a FileIO that uploads them while
+ * the commit goes on ({@link WriteBehindFileIO}, on a remote store): the swap waits for every one
+ * of them, so the metadata it puts in place never names a file the store does not have.
  */
 final class GuardedTableOperations implements TableOperations {
 
   private final TableOperations delegate;
   private final CommitGuard guard;
   private final UnaryOperator<Bookmark> bookmark;
+  private final FileIO io;
 
   /**
    * @param guard what the table must be like when the commit applies
    * @param bookmark the bookmark the commit leaves, from the one of the metadata it replaces
+   * @param io what the commit writes its manifests and manifest list through: the delegate's
+   *     FileIO, or one that uploads them behind ({@link WriteBehindFileIO})
    */
   GuardedTableOperations(
-      TableOperations delegate, CommitGuard guard, UnaryOperator<Bookmark> bookmark) {
+      TableOperations delegate, CommitGuard guard, UnaryOperator<Bookmark> bookmark, FileIO io) {
     this.delegate = delegate;
     this.guard = guard;
     this.bookmark = bookmark;
+    this.io = io;
   }
 
   @Override
   public void commit(TableMetadata base, TableMetadata metadata) {
     guard.check(base);
+    if (io instanceof WriteBehindFileIO behind) {
+      // Before the metadata file that names them is written and swapped in.
+      behind.awaitUploads();
+    }
     Bookmark before = Bookmark.of(metadata.properties());
     Bookmark after = bookmark.apply(before);
     if (after.equals(before)) {
@@ -82,7 +95,7 @@ final class GuardedTableOperations implements TableOperations {
 
   @Override
   public FileIO io() {
-    return delegate.io();
+    return io;
   }
 
   @Override

@@ -141,9 +141,9 @@ public final class ViewRefresher {
   /**
    * @param scanThreads where a recompute runs the workers that read and aggregate its files beside
    *     the refreshing thread
-   * @param manifests where scans and commits read and write their manifests, and the pool that
-   *     overlaps the reads of tables on a remote store ({@link
-   *     ManifestWork#overlappingRemoteReadsOn}); the pool stays the caller's to shut down
+   * @param manifests where scans and commits read and write their manifests, and the pools that
+   *     overlap the reads and the commits' manifest work of tables on a remote store ({@link
+   *     ManifestWork#overlappingRemoteReadsOn}); the pools stay the caller's to shut down
    */
   public ViewRefresher(
       Function<String, Catalog> catalogs,

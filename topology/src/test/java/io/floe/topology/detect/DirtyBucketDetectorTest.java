@@ -392,7 +392,7 @@ class DirtyBucketDetectorTest {
                   RemoteStore.remote(floe.load("market", "trades")),
                   overwrite,
                   List.of(MINUTE),
-                  ManifestWork.overlappingRemoteReadsOn(remoteReads))
+                  ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteReads))
               .get(MINUTE.view());
 
       // Then the walk read the manifests itself: the dirty buckets are those on local files
@@ -453,7 +453,7 @@ class DirtyBucketDetectorTest {
   private static Map<String, Integer> readsOfARemoteDetection(
       Table table, long snapshot, DirtyBuckets expected) throws InterruptedException {
     ExecutorService remoteReads = ManifestWork.newRemoteReadsPool();
-    ManifestWork manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads);
+    ManifestWork manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteReads);
     RemoteStore.Held<DirtyBuckets> detection;
     try {
       detection =

@@ -12,6 +12,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.AppendFiles;
@@ -20,6 +22,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.CloseableIterable;
@@ -59,7 +62,7 @@ class ManifestWorkTest {
       Thread readingAhead =
           new Thread(
               () ->
-                  ManifestWork.overlappingRemoteReadsOn(remoteReads)
+                  ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteReads)
                       .readAhead(table, () -> manifests));
       try {
         // When detection reads them ahead
@@ -167,5 +170,94 @@ class ManifestWorkTest {
           .as(counts.toString())
           .isEqualTo(3);
     }
+  }
+
+  @Test
+  void shouldCommitToARemoteStoreWhileEveryThreadOfThePoolOfRemoteReadsIsBusy() throws Exception {
+    // Given a table of two manifests, one file of each to replace, and a pool of remote reads
+    // whose every thread is held by a read of another refresh
+    Table table = lake.createTrades("market", "trades");
+    table.updateProperties().set(TableProperties.MANIFEST_MERGE_ENABLED, "false").commit();
+    Random random = new Random(11);
+    List<DataFile> replaced = new ArrayList<>();
+    Set<String> expected = new HashSet<>();
+    for (String[] days :
+        new String[][] {{"2026-04-01", "2026-04-03"}, {"2026-04-02", "2026-04-04"}}) {
+      List<org.apache.iceberg.data.Record> rows = new ArrayList<>();
+      for (String day : days) {
+        rows.addAll(lake.randomTrades(random, 20, day, 8, 9));
+      }
+      List<DataFile> files = TableWrites.write(table, rows);
+      assertThat(files).hasSize(2);
+      AppendFiles append = table.newAppend();
+      files.forEach(append::appendFile);
+      append.commit();
+      replaced.add(files.get(0));
+      files.subList(1, files.size()).forEach(file -> expected.add(file.location()));
+    }
+    List<DataFile> added =
+        TableWrites.write(table, lake.randomTrades(random, 20, "2026-04-01", 8, 9));
+    added.forEach(file -> expected.add(file.location()));
+    table.refresh();
+    assertThat(table.currentSnapshot().allManifests(table.io())).hasSize(2);
+    ExecutorService reads = ManifestWork.newRemoteReadsPool();
+    ExecutorService commits = ManifestWork.newRemoteCommitsPool();
+    ExecutorService committing = java.util.concurrent.Executors.newSingleThreadExecutor();
+    CountDownLatch held = new CountDownLatch(1);
+    Set<String> commitThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    try {
+      for (int i = 0; i < StorageKind.REMOTE_READS; i++) {
+        reads.execute(
+            () -> {
+              try {
+                held.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+      }
+      ManifestWork manifests =
+          ManifestWork.overlappingRemoteReadsOn(
+              reads,
+              task ->
+                  commits.execute(
+                      () -> {
+                        commitThreads.add(Thread.currentThread().getName());
+                        task.run();
+                      }));
+
+      // When the refresh commits the replacement of those files on the remote store
+      CompletableFuture<Void> commit =
+          CompletableFuture.runAsync(
+              () -> {
+                OverwriteFiles overwrite =
+                    manifests.commit(
+                        table.newOverwrite(), StorageKind.REMOTE, table, table.currentSnapshot());
+                replaced.forEach(overwrite::deleteFile);
+                added.forEach(overwrite::addFile);
+                overwrite.commit();
+              },
+              committing);
+
+      // Then it commits while the reads still hold every thread of their pool (on main its
+      // manifest work waited behind them), its manifests read and written on the commits' pool,
+      // and the table holds exactly the files kept and added
+      commit.get(30, TimeUnit.SECONDS);
+      assertThat(held.getCount()).isEqualTo(1);
+      assertThat(commitThreads)
+          .isNotEmpty()
+          .allMatch(name -> name.startsWith("floe-remote-commits"));
+    } finally {
+      held.countDown();
+      reads.shutdownNow();
+      commits.shutdownNow();
+      committing.shutdownNow();
+    }
+    table.refresh();
+    List<String> planned = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      tasks.forEach(task -> planned.add(task.file().location()));
+    }
+    assertThat(planned).containsExactlyInAnyOrderElementsOf(expected);
   }
 }

@@ -346,7 +346,7 @@ class RefreshEdgesTest {
     RemoteStore.Held<RefreshPlanner.Plan> planning;
     try (IcebergFixture floe = IcebergFixture.create(RemoteStore.gated(lake.catalogProperties()))) {
       Table source = RemoteStore.remote(floe.load("market", "trades"));
-      ManifestWork manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads);
+      ManifestWork manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteReads);
       planning = RemoteStore.holdingManifests(() -> plan(request, source, manifests));
     } finally {
       remoteReads.shutdownNow();
