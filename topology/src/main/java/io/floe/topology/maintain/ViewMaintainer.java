@@ -3,11 +3,11 @@ package io.floe.topology.maintain;
 import io.floe.schemas.RefreshMode;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.SourceSnapshot;
+import io.floe.topology.refresh.RefreshCancelledException;
 import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.refresh.RefreshRequest;
 import io.floe.topology.refresh.ViewRefreshException;
-import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.CompiledView;
@@ -358,7 +358,7 @@ public final class ViewMaintainer {
    * create is waited for; anything else is an error, retried after a backoff.
    */
   public List<Report> failed(String view, ViewState state, Throwable error, long now) {
-    if (error instanceof ViewRefresher.CancelledException) {
+    if (error instanceof RefreshCancelledException) {
       state.abandon(now);
       return List.of();
     }

@@ -60,7 +60,7 @@ public final class RefreshExecutor implements AutoCloseable {
         () -> {
           try {
             if (job.cancelled().get()) {
-              throw new ViewRefresher.CancelledException(id);
+              throw new RefreshCancelledException(id);
             }
             job.future()
                 .complete(
@@ -79,7 +79,7 @@ public final class RefreshExecutor implements AutoCloseable {
 
   /**
    * Cancels a refresh: if it has not started it never will, and if it runs it commits nothing more
-   * (its future fails with {@link ViewRefresher.CancelledException}).
+   * (its future fails with {@link RefreshCancelledException}).
    */
   public void cancel(RefreshId refreshId) {
     Job job = running.get(refreshId);

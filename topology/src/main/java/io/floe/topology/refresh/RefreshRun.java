@@ -7,16 +7,20 @@ import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.refresh.ViewRefresher.ProgressListener;
 import io.floe.topology.refresh.eval.CompiledQuery;
+import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.SourceColumns;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.apache.iceberg.FileScanTask;
@@ -67,6 +71,59 @@ final class RefreshRun {
       DimensionStates dimensionStates) {
     Pinned {
       dimensions = Map.copyOf(dimensions);
+    }
+
+    /**
+     * What a refresh of {@code request} reads, pinned once for every chunk of it: the source's
+     * schema at {@code snapshot}, each dimension the view joins at its current snapshot (DESIGN
+     * §3.10), and the query bound to their schemas and compiled.
+     *
+     * @param load loads a table the view reads
+     * @throws ViewRefreshException when the query no longer fits the source or its dimensions
+     */
+    static Pinned of(
+        RefreshRequest request, Table source, Snapshot snapshot, Function<TableName, Table> load) {
+      CompiledView view = request.view();
+      Schema schema = SourceReader.readSchema(source, snapshot);
+      Map<TableName, DimensionPin> dimensions = new LinkedHashMap<>();
+      Map<TableName, Schema> dimensionSchemas = new HashMap<>();
+      for (TableName name : view.dimensions()) {
+        DimensionPin pin = DimensionPin.current(name, load.apply(name));
+        dimensions.put(name, pin);
+        dimensionSchemas.put(
+            name,
+            pin.snapshot() == null
+                ? pin.table().schema()
+                : SourceReader.readSchema(pin.table(), pin.snapshot()));
+      }
+      try {
+        ViewPlan plan = view.bind(schema, dimensionSchemas).plan();
+        return new Pinned(
+            request,
+            source,
+            snapshot,
+            schema,
+            plan,
+            plan.sourceColumns().withNameMapping(ViewScan.nameMapping(source)),
+            CompiledQuery.of(plan),
+            dimensions,
+            DimensionStates.of(dimensions, plan.dimensions()));
+      } catch (InvalidViewException e) {
+        throw new ViewRefreshException(
+            "Cannot refresh view "
+                + view.name()
+                + ": the query no longer fits source "
+                + source.name()
+                + (dimensions.isEmpty() ? "" : " and its dimensions " + dimensions.keySet())
+                + ": "
+                + e.getMessage());
+      }
+    }
+
+    /** The same reads for {@code other}, the request as the bookmark names it. */
+    Pinned withRequest(RefreshRequest other) {
+      return new Pinned(
+          other, source, snapshot, schema, plan, reads, query, dimensions, dimensionStates);
     }
   }
 
@@ -222,7 +279,7 @@ final class RefreshRun {
               last);
       hooks.filesWritten(view.name(), chunkId);
       if (cancelled.getAsBoolean()) {
-        throw new ViewRefresher.CancelledException(chunkId);
+        throw new RefreshCancelledException(chunkId);
       }
       if (!inForce.test(view)) {
         throw CommitGuard.SupersededException.redefined(view.name(), view.revision());

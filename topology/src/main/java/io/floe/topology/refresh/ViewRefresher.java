@@ -5,21 +5,14 @@ import io.floe.topology.detect.BucketedView;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.RequestTally;
-import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.SharedWork;
-import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.CompiledView;
-import io.floe.topology.view.InvalidViewException;
-import io.floe.topology.view.SourceColumns;
 import io.floe.topology.view.TableName;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import io.floe.topology.view.ViewPlan;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -55,28 +48,6 @@ public final class ViewRefresher {
     @Override
     public String toString() {
       return bucketsDone + "/" + buckets + " buckets (chunk " + chunksDone + "/" + chunks + ")";
-    }
-  }
-
-  /** The refresh was cancelled before its next commit (its task closed); nothing more commits. */
-  public static final class CancelledException extends RuntimeException {
-    private final RefreshId refreshId;
-
-    /** The refresh was cancelled before it started. */
-    CancelledException(RefreshId refreshId) {
-      super("Refresh " + refreshId + " was cancelled");
-      this.refreshId = refreshId;
-    }
-
-    /** The refresh was cancelled before the commit of {@code chunk}. */
-    CancelledException(ChunkId chunk) {
-      super("Refresh " + chunk + " was cancelled");
-      this.refreshId = chunk.refresh();
-    }
-
-    /** The refresh that was cancelled. */
-    public RefreshId refreshId() {
-      return refreshId;
     }
   }
 
@@ -192,7 +163,7 @@ public final class ViewRefresher {
    * Runs one refresh.
    *
    * @param cancelled asked before every commit; once true, the refresh stops with {@link
-   *     CancelledException}
+   *     RefreshCancelledException}
    * @throws ViewRefreshException when the view cannot be refreshed as it stands (source gone,
    *     schema no longer fits, target not Floe's); a retry will fail the same way until the cause
    *     goes
@@ -220,45 +191,17 @@ public final class ViewRefresher {
       return new RefreshOutcomes(requested, source, null, null, null)
           .skipped(RefreshOutcome.Status.STALE_PIN, stale.reason());
     }
-    Schema schema = SourceReader.readSchema(source, pinned);
-    // Each dimension is pinned once, here, for every chunk of the refresh (DESIGN §3.10).
-    Map<TableName, DimensionPin> dimensions = new LinkedHashMap<>();
-    Map<TableName, Schema> dimensionSchemas = new HashMap<>();
-    for (TableName name : view.dimensions()) {
-      DimensionPin pin = DimensionPin.current(name, load(view, name));
-      dimensions.put(name, pin);
-      dimensionSchemas.put(
-          name,
-          pin.snapshot() == null
-              ? pin.table().schema()
-              : SourceReader.readSchema(pin.table(), pin.snapshot()));
-    }
-    CompiledView.Bound bound;
-    CompiledQuery evaluator;
-    try {
-      bound = view.bind(schema, dimensionSchemas);
-      evaluator = CompiledQuery.of(bound.plan());
-    } catch (InvalidViewException e) {
-      throw new ViewRefreshException(
-          "Cannot refresh view "
-              + view.name()
-              + ": the query no longer fits source "
-              + source.name()
-              + (dimensions.isEmpty() ? "" : " and its dimensions " + dimensions.keySet())
-              + ": "
-              + e.getMessage());
-    }
-    SourceColumns reads =
-        bound.plan().sourceColumns().withNameMapping(ViewScan.nameMapping(source));
-    DimensionStates dimensionStates = DimensionStates.of(dimensions, bound.plan().dimensions());
+    RefreshRun.Pinned query =
+        RefreshRun.Pinned.of(requested, source, pinned, name -> load(view, name));
+    ViewPlan viewPlan = query.plan();
     Table target;
     try {
-      target = TargetTables.prepare(catalog(view.target().catalog(), view), view, bound.plan());
+      target = TargetTables.prepare(catalog(view.target().catalog(), view), view, viewPlan);
     } catch (TargetTables.TargetNotOwnedException e) {
       throw new ViewRefreshException(e.getMessage());
     } catch (CommitGuard.SupersededException e) {
       return superseded(
-          view, new RefreshOutcomes(requested, source, pinned, bound.plan(), null), e.reason());
+          view, new RefreshOutcomes(requested, source, pinned, viewPlan, null), e.reason());
     }
     BucketedView buckets = BucketedView.of(view);
     // Not Iceberg's Tasks: a try after a moved bookmark is a new plan from the target as it is
@@ -273,21 +216,23 @@ public final class ViewRefresher {
       }
       Bookmark bookmark = Bookmark.of(target);
       RefreshRequest request =
-          requested.withId(RefreshPlanner.readId(requested.id(), bookmark, reads, dimensionStates));
-      RefreshOutcomes outcomes = new RefreshOutcomes(request, source, pinned, bound.plan(), target);
+          requested.withId(
+              RefreshPlanner.readId(
+                  requested.id(), bookmark, query.reads(), query.dimensionStates()));
+      RefreshOutcomes outcomes = new RefreshOutcomes(request, source, pinned, viewPlan, target);
       RefreshPlanner.Plan plan =
           RefreshPlanner.plan(
               request,
               source,
               pinned,
               bookmark,
-              reads,
-              dimensionStates,
+              query.reads(),
+              query.dimensionStates(),
               buckets,
-              bound.plan().bucketing(),
+              viewPlan.bucketing(),
               // A view that joins folds appended fact rows in only while its dimensions are those
               // the target reflects: the planner recomputes every bucket otherwise.
-              evaluator.decomposition().isPresent(),
+              query.query().decomposition().isPresent(),
               manifests);
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
         // The run that committed it may have stopped before its compaction.
@@ -302,16 +247,7 @@ public final class ViewRefresher {
       RefreshPlanner.Recompute recompute = (RefreshPlanner.Recompute) plan;
       RefreshRun run =
           new RefreshRun(
-              new RefreshRun.Pinned(
-                  request,
-                  source,
-                  pinned,
-                  schema,
-                  bound.plan(),
-                  reads,
-                  evaluator,
-                  dimensions,
-                  dimensionStates),
+              query.withRequest(request),
               target,
               progress,
               cancelled,
@@ -322,7 +258,7 @@ public final class ViewRefresher {
               manifests);
       try {
         RefreshOutcome outcome = run.run(recompute, bookmark);
-        BucketRangeSet hot = TargetCompaction.hotBuckets(bound.plan().bucketing(), recompute);
+        BucketRangeSet hot = TargetCompaction.hotBuckets(viewPlan.bucketing(), recompute);
         return maintain(target, view, outcome, hot);
       } catch (CommitGuard.SupersededException e) {
         return superseded(view, outcomes, e.reason());
