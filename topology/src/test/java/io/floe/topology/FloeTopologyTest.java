@@ -12,6 +12,8 @@ import io.floe.testing.workload.TradeViews;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetters;
 import io.floe.topology.processor.FloeMetrics;
+import io.floe.topology.processor.TopologyServices;
+import io.floe.topology.processor.TopologySettings;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
@@ -65,7 +67,7 @@ class FloeTopologyTest {
             Runnable::run,
             Runnable::run,
             RefreshHooks.NONE,
-            new FloeTopology.Events(List.of(TopologyHarness.EVENTS), "lake"));
+            new TopologySettings.Events(List.of(TopologyHarness.EVENTS), "lake"));
     lake = floe.lake;
     driver = floe.driver;
     trades = lake.createTrades("market", "trades");
@@ -483,8 +485,8 @@ class FloeTopologyTest {
   void shouldKeepTheTopologyDescription() throws Exception {
     String described =
         FloeTopology.build(
-                FloeTopology.Settings.defaults(),
-                new FloeTopology.Services(
+                TopologySettings.defaults(),
+                new TopologyServices(
                     floe::catalog,
                     new ViewIndex(),
                     Runnable::run,
