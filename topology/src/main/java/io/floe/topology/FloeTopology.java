@@ -5,32 +5,24 @@ import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.ViewCommand;
-import io.floe.topology.iceberg.ManifestWork;
-import io.floe.topology.ingest.WatchedTableLocations;
 import io.floe.topology.maintain.ViewState;
-import io.floe.topology.processor.DeadLetterSink;
 import io.floe.topology.processor.DetectDirtyBucketsProcessor;
 import io.floe.topology.processor.EventRecords;
-import io.floe.topology.processor.FloeMetrics;
 import io.floe.topology.processor.IngestCommitEventsProcessor;
 import io.floe.topology.processor.MaintainViewProcessor;
 import io.floe.topology.processor.ResolveSnapshotsProcessor;
+import io.floe.topology.processor.TopologyServices;
+import io.floe.topology.processor.TopologySettings;
+import io.floe.topology.processor.TopologySettings.Topics;
 import io.floe.topology.processor.ViewPartitioner;
 import io.floe.topology.processor.ViewsStoreUpdater;
-import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.TableCursor;
-import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.Executor;
-import java.util.function.Function;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -79,128 +71,6 @@ public final class FloeTopology {
 
   private FloeTopology() {}
 
-  /** Topic names. */
-  public record Topics(
-      String commits,
-      String snapshots,
-      String refreshes,
-      String views,
-      String requests,
-      String dlq) {
-
-    public static final Topics DEFAULTS =
-        new Topics(
-            "floe.commits",
-            "floe.snapshots",
-            "floe.refreshes",
-            "floe.views",
-            "floe.requests",
-            "floe.dlq");
-  }
-
-  /**
-   * Topics of commit events Floe does not produce itself (Lakekeeper CloudEvents, S3 bucket
-   * notifications, notices of writers' metrics reporters), normalized onto floe.commits.
-   *
-   * @param topics the topics; none for no ingest stage
-   * @param lakekeeperCatalog the Floe catalog Lakekeeper's events refer to, or null
-   */
-  public record Events(List<String> topics, String lakekeeperCatalog) {
-
-    public static final Events NONE = new Events(List.of(), null);
-
-    public Events {
-      topics = List.copyOf(topics);
-    }
-  }
-
-  /**
-   * What the topology is built with.
-   *
-   * @param topics topic names
-   * @param partitions partitions of the dirty-buckets repartition topic (and of Floe's topics)
-   * @param tick how often the maintain stage starts due refreshes and collects finished ones
-   * @param maxBackoff the longest wait before a failing view is retried
-   * @param serdes how record values are encoded: Avro single-object or the Schema Registry format
-   * @param events the topics of commit events in other formats, and how to read them
-   */
-  public record Settings(
-      Topics topics,
-      int partitions,
-      Duration tick,
-      Duration maxBackoff,
-      FloeSerdes serdes,
-      Events events) {
-
-    public Settings {
-      Objects.requireNonNull(topics, "topics");
-      Objects.requireNonNull(serdes, "serdes");
-      events = events == null ? Events.NONE : events;
-      if (partitions < 1) {
-        throw new IllegalArgumentException("partitions must be at least 1");
-      }
-    }
-
-    /** These settings on {@code partitions} partitions. */
-    public Settings withPartitions(int partitions) {
-      return new Settings(topics, partitions, tick, maxBackoff, serdes, events);
-    }
-
-    public static Settings defaults() {
-      return new Settings(
-          Topics.DEFAULTS,
-          1,
-          Duration.ofMillis(200),
-          Duration.ofMinutes(5),
-          FloeSerdes.singleObject(),
-          Events.NONE);
-    }
-  }
-
-  /**
-   * What the topology's processors work with, shared by every stream thread.
-   *
-   * @param catalogs the Iceberg catalog of each catalog name in view table names
-   * @param views the index of the views in force, which the topology keeps equal to floe.views
-   * @param io the executor of catalog and manifest reads (snapshot walks, detection, pins), so that
-   *     no stream thread waits for Iceberg
-   * @param refreshes runs refreshes on Floe's own threads
-   * @param metrics what the topology reports as it works
-   * @param globalDeadLetters where the global views processor sends the records of floe.views that
-   *     do not decode: the global thread has no producer of its own
-   * @param manifests where detection reads the manifests of a table on a remote store ahead of its
-   *     walk ({@link ManifestWork#readAhead}); {@link ManifestWork#LOCAL_READS} when null
-   */
-  public record Services(
-      Function<String, Catalog> catalogs,
-      ViewIndex views,
-      Executor io,
-      RefreshExecutor refreshes,
-      FloeMetrics metrics,
-      DeadLetterSink globalDeadLetters,
-      ManifestWork manifests) {
-
-    public Services {
-      Objects.requireNonNull(catalogs, "catalogs");
-      Objects.requireNonNull(views, "views");
-      Objects.requireNonNull(io, "io");
-      Objects.requireNonNull(refreshes, "refreshes");
-      metrics = metrics == null ? FloeMetrics.NONE : metrics;
-      globalDeadLetters = globalDeadLetters == null ? DeadLetterSink.NONE : globalDeadLetters;
-      manifests = manifests == null ? ManifestWork.LOCAL_READS : manifests;
-    }
-
-    /** Services whose dead letters of floe.views are only logged and counted. */
-    public Services(
-        Function<String, Catalog> catalogs,
-        ViewIndex views,
-        Executor io,
-        RefreshExecutor refreshes,
-        FloeMetrics metrics) {
-      this(catalogs, views, io, refreshes, metrics, DeadLetterSink.NONE, ManifestWork.LOCAL_READS);
-    }
-  }
-
   /**
    * The repartition topic by view, whose partitions decide which task owns a view; Kafka Streams
    * names it after the application id.
@@ -213,11 +83,9 @@ public final class FloeTopology {
   }
 
   /** Builds the topology; no I/O happens until Kafka Streams runs it. */
-  public static Topology build(Settings settings, Services services) {
+  public static Topology build(TopologySettings settings, TopologyServices services) {
     Topics topics = settings.topics();
     FloeSerdes serdes = settings.serdes();
-    Function<String, Catalog> catalogs = services.catalogs();
-    FloeMetrics metrics = services.metrics();
     StreamsBuilder builder = new StreamsBuilder();
 
     // In memory, so that every start reads floe.views through the updater into the index.
@@ -231,12 +99,7 @@ public final class FloeTopology {
         // Bytes, decoded by the updater: a record the global thread cannot deserialize would end
         // it (see DeadLetterDeserializationHandler).
         Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(ViewsStoreUpdater.NAME),
-        () ->
-            new ViewsStoreUpdater(
-                services.views(),
-                serdes.viewRecord().deserializer(),
-                services.globalDeadLetters(),
-                metrics));
+        () -> new ViewsStoreUpdater(settings, services));
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(StoreNames.TABLE_CURSORS),
@@ -262,13 +125,7 @@ public final class FloeTopology {
               settings.events().topics(),
               Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("events-source"))
           .process(
-              () ->
-                  new IngestCommitEventsProcessor(
-                      serdes.tableCommitted().deserializer(),
-                      settings.events().lakekeeperCatalog(),
-                      settings.tick(),
-                      new WatchedTableLocations(services.views(), catalogs, services.io()),
-                      metrics),
+              () -> new IngestCommitEventsProcessor(settings, services),
               Named.as(IngestCommitEventsProcessor.NAME))
           .split(Named.as("ingested-"))
           .branch(
@@ -299,15 +156,7 @@ public final class FloeTopology {
             topics.commits(),
             Consumed.with(Serdes.String(), serdes.tableCommitted()).withName("commits-source"))
         .process(
-            () ->
-                new ResolveSnapshotsProcessor(
-                    catalogs,
-                    services.views(),
-                    services.io(),
-                    settings.tick(),
-                    metrics,
-                    topics.commits(),
-                    serdes.tableCommitted().serializer()),
+            () -> new ResolveSnapshotsProcessor(settings, services),
             Named.as(ResolveSnapshotsProcessor.NAME),
             StoreNames.TABLE_CURSORS)
         .split(Named.as("resolved-"))
@@ -356,13 +205,7 @@ public final class FloeTopology {
                 topics.snapshots(),
                 Consumed.with(Serdes.String(), serdes.snapshotEvent()).withName("snapshots-source"))
             .process(
-                () ->
-                    new DetectDirtyBucketsProcessor(
-                        catalogs,
-                        services.views(),
-                        services.io(),
-                        services.manifests(),
-                        settings.tick()),
+                () -> new DetectDirtyBucketsProcessor(settings, services),
                 Named.as(DetectDirtyBucketsProcessor.NAME),
                 StoreNames.DETECT_QUEUE)
             .merge(requests, Named.as("with-requests"))
@@ -373,16 +216,7 @@ public final class FloeTopology {
                     .withStreamPartitioner(ViewPartitioner.INSTANCE)
                     .withNumberOfPartitions(settings.partitions()))
             .process(
-                () ->
-                    new MaintainViewProcessor(
-                        services.refreshes(),
-                        catalogs,
-                        services.views(),
-                        services.io(),
-                        metrics,
-                        settings.partitions(),
-                        settings.tick(),
-                        settings.maxBackoff()),
+                () -> new MaintainViewProcessor(settings, services),
                 Named.as(MaintainViewProcessor.NAME),
                 StoreNames.VIEW_STATE);
 

@@ -12,6 +12,8 @@ import io.floe.topology.processor.DeadLetterDeserializationHandler;
 import io.floe.topology.processor.DeadLetterSink;
 import io.floe.topology.processor.DeadLetters;
 import io.floe.topology.processor.FloeMetrics;
+import io.floe.topology.processor.TopologyServices;
+import io.floe.topology.processor.TopologySettings;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.StoreNames;
@@ -117,14 +119,14 @@ class DeadLettersTopologyTest {
     driver =
         new TopologyTestDriver(
             FloeTopology.build(
-                new FloeTopology.Settings(
-                    FloeTopology.Topics.DEFAULTS,
+                new TopologySettings(
+                    TopologySettings.Topics.DEFAULTS,
                     1,
                     Duration.ofMillis(200),
                     Duration.ofMinutes(5),
                     SERDES,
-                    new FloeTopology.Events(List.of(EVENTS), "lake")),
-                new FloeTopology.Services(
+                    new TopologySettings.Events(List.of(EVENTS), "lake")),
+                new TopologyServices(
                     name -> lake.catalog(),
                     index,
                     Runnable::run,

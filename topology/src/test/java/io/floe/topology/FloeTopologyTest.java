@@ -12,6 +12,8 @@ import io.floe.testing.workload.TradeViews;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.DeadLetters;
 import io.floe.topology.processor.FloeMetrics;
+import io.floe.topology.processor.TopologyServices;
+import io.floe.topology.processor.TopologySettings;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
@@ -67,7 +69,7 @@ class FloeTopologyTest {
             Runnable::run,
             Runnable::run,
             RefreshHooks.NONE,
-            new FloeTopology.Events(List.of(TopologyHarness.EVENTS), "lake"));
+            new TopologySettings.Events(List.of(TopologyHarness.EVENTS), "lake"));
     lake = floe.lake;
     driver = floe.driver;
     trades = lake.createTrades("market", "trades");
@@ -513,8 +515,8 @@ class FloeTopologyTest {
   void shouldKeepTheTopologyDescription() throws Exception {
     String described =
         FloeTopology.build(
-                FloeTopology.Settings.defaults(),
-                new FloeTopology.Services(
+                TopologySettings.defaults(),
+                new TopologyServices(
                     floe::catalog,
                     new ViewIndex(),
                     Runnable::run,

@@ -9,6 +9,8 @@ import io.floe.schemas.ViewRecord;
 import io.floe.testing.IcebergFixture;
 import io.floe.topology.maintain.ViewState;
 import io.floe.topology.processor.FloeMetrics;
+import io.floe.topology.processor.TopologyServices;
+import io.floe.topology.processor.TopologySettings;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.refresh.ViewRefresher;
@@ -61,17 +63,17 @@ final class TopologyHarness implements AutoCloseable {
 
   TopologyHarness(Path dir, Executor io, Executor refreshThreads, RefreshHooks hooks)
       throws Exception {
-    this(IcebergFixture.create(dir), dir, io, refreshThreads, hooks, FloeTopology.Events.NONE);
+    this(IcebergFixture.create(dir), dir, io, refreshThreads, hooks, TopologySettings.Events.NONE);
   }
 
   TopologyHarness(
       IcebergFixture lake, Path dir, Executor io, Executor refreshThreads, RefreshHooks hooks)
       throws Exception {
-    this(lake, dir, io, refreshThreads, hooks, FloeTopology.Events.NONE);
+    this(lake, dir, io, refreshThreads, hooks, TopologySettings.Events.NONE);
   }
 
   /**
-   * @param catalogEvents {@link FloeTopology.Events#NONE}, or catalog events on {@link #EVENTS}
+   * @param catalogEvents {@link TopologySettings.Events#NONE}, or catalog events on {@link #EVENTS}
    */
   TopologyHarness(
       IcebergFixture lake,
@@ -79,7 +81,7 @@ final class TopologyHarness implements AutoCloseable {
       Executor io,
       Executor refreshThreads,
       RefreshHooks hooks,
-      FloeTopology.Events catalogEvents)
+      TopologySettings.Events catalogEvents)
       throws Exception {
     this.lake = lake;
     RefreshExecutor executor =
@@ -98,17 +100,22 @@ final class TopologyHarness implements AutoCloseable {
     config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     config.put(
         StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(dir.resolve("state")).toString());
-    FloeTopology.Settings settings =
-        new FloeTopology.Settings(
-            FloeTopology.Topics.DEFAULTS, 1, TICK, Duration.ofMinutes(5), SERDES, catalogEvents);
+    TopologySettings settings =
+        new TopologySettings(
+            TopologySettings.Topics.DEFAULTS,
+            1,
+            TICK,
+            Duration.ofMinutes(5),
+            SERDES,
+            catalogEvents);
     driver =
         new TopologyTestDriver(
             FloeTopology.build(
                 settings,
-                new FloeTopology.Services(this::catalog, index, io, executor, FloeMetrics.NONE)),
+                new TopologyServices(this::catalog, index, io, executor, FloeMetrics.NONE)),
             config,
             Instant.parse("2026-04-08T12:00:00Z"));
-    FloeTopology.Topics topics = FloeTopology.Topics.DEFAULTS;
+    TopologySettings.Topics topics = TopologySettings.Topics.DEFAULTS;
     commits =
         driver.createInputTopic(
             topics.commits(), Serdes.String().serializer(), SERDES.tableCommitted().serializer());

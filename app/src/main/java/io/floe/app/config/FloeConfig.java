@@ -1,9 +1,9 @@
 package io.floe.app.config;
 
 import io.floe.schemas.FloeSerdes;
-import io.floe.topology.FloeTopology;
 import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
+import io.floe.topology.processor.TopologySettings;
 import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.store.BoundedRocksDbMemory;
 import java.io.IOException;
@@ -522,8 +522,8 @@ public final class FloeConfig extends AbstractConfig {
     return clients;
   }
 
-  public FloeTopology.Topics topics() {
-    return new FloeTopology.Topics(
+  public TopologySettings.Topics topics() {
+    return new TopologySettings.Topics(
         getString(TOPIC_COMMITS),
         getString(TOPIC_SNAPSHOTS),
         getString(TOPIC_REFRESHES),
@@ -537,14 +537,14 @@ public final class FloeConfig extends AbstractConfig {
     return Duration.ofMillis(getLong(REFRESH_MAX_STALENESS_MS));
   }
 
-  public FloeTopology.Settings topologySettings() {
-    return new FloeTopology.Settings(
+  public TopologySettings topologySettings() {
+    return new TopologySettings(
         topics(),
         getInt(TOPIC_PARTITIONS),
         Duration.ofMillis(getLong(MAINTAIN_TICK_MS)),
         Duration.ofMillis(getLong(REFRESH_MAX_BACKOFF_MS)),
         serdes(),
-        new FloeTopology.Events(getList(EVENTS_TOPICS), lakekeeperCatalog()));
+        new TopologySettings.Events(getList(EVENTS_TOPICS), lakekeeperCatalog()));
   }
 
   /** The catalog Lakekeeper's events refer to: as configured, or the only catalog. */

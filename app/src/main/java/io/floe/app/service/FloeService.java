@@ -13,6 +13,7 @@ import io.floe.topology.FloeTopology;
 import io.floe.topology.iceberg.FileCaches;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.processor.DeadLetterDeserializationHandler;
+import io.floe.topology.processor.TopologyServices;
 import io.floe.topology.refresh.EngineWarmup;
 import io.floe.topology.refresh.RefreshExecutor;
 import io.floe.topology.refresh.RefreshHooks;
@@ -133,7 +134,7 @@ public final class FloeService implements AutoCloseable {
   public Topology topology() {
     return FloeTopology.build(
         config.topologySettings().withPartitions(partitions),
-        new FloeTopology.Services(
+        new TopologyServices(
             catalogs::catalog, views, io, executor, metrics, globalDeadLetters, manifests));
   }
 

@@ -2,6 +2,7 @@ package io.floe.app.service;
 
 import io.floe.app.config.FloeConfig;
 import io.floe.topology.FloeTopology;
+import io.floe.topology.processor.TopologySettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,7 @@ final class TopicSetup {
    *     dirty-buckets topic of an application that has run
    */
   static int ensure(Admin admin, FloeConfig config) throws InterruptedException {
-    FloeTopology.Topics topics = config.topics();
+    TopologySettings.Topics topics = config.topics();
     short replication = config.getShort(FloeConfig.TOPIC_REPLICATION_FACTOR);
     Optional<Short> replicationFactor =
         replication < 0 ? Optional.empty() : Optional.of(replication);

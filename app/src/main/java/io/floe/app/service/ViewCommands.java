@@ -4,9 +4,9 @@ import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.schemas.ViewRecord;
-import io.floe.topology.FloeTopology;
 import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.processor.EventRecords;
+import io.floe.topology.processor.TopologySettings;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.ViewDefinition;
 import java.time.Instant;
@@ -26,10 +26,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class ViewCommands implements ViewWrites.Publisher, AutoCloseable {
 
   private final KafkaProducer<String, byte[]> producer;
-  private final FloeTopology.Topics topics;
+  private final TopologySettings.Topics topics;
   private final FloeSerdes serdes;
 
-  public ViewCommands(Map<String, Object> clients, FloeTopology.Topics topics, FloeSerdes serdes) {
+  public ViewCommands(
+      Map<String, Object> clients, TopologySettings.Topics topics, FloeSerdes serdes) {
     Map<String, Object> config = new HashMap<>(clients);
     config.put(ProducerConfig.ACKS_CONFIG, "all");
     config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

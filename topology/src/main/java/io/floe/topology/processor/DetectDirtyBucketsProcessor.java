@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.iceberg.DataOperations;
@@ -68,21 +67,16 @@ public final class DetectDirtyBucketsProcessor
   private record Detected(QueuedSnapshots.Queued snapshot, Map<String, DirtyBuckets> dirty) {}
 
   /**
-   * @param io the executor that reads manifests
-   * @param manifests where the manifests of a table on a remote store are read ahead of the walk
-   * @param tick how often finished detections are collected
+   * Reads manifests on the I/O executor of {@code services}, through its {@link ManifestWork}
+   * (ahead of the walk for a table on a remote store), and collects finished detections every tick
+   * of {@code settings}.
    */
-  public DetectDirtyBucketsProcessor(
-      Function<String, Catalog> catalogs,
-      ViewIndex views,
-      Executor io,
-      ManifestWork manifests,
-      Duration tick) {
-    this.catalogs = catalogs;
-    this.manifests = manifests;
-    this.views = views;
-    this.tick = tick;
-    this.detections = new Jobs<>(io);
+  public DetectDirtyBucketsProcessor(TopologySettings settings, TopologyServices services) {
+    this.catalogs = services.catalogs();
+    this.manifests = services.manifests();
+    this.views = services.views();
+    this.tick = settings.tick();
+    this.detections = new Jobs<>(services.io());
   }
 
   @Override

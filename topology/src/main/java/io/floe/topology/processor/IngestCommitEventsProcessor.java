@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -45,21 +44,20 @@ public final class IngestCommitEventsProcessor
   private record Held(Record<byte[], byte[]> record, String topic) {}
 
   /**
-   * @param notices decodes notices in Floe's own format
-   * @param lakekeeperCatalog the Floe catalog Lakekeeper's events refer to, or null
-   * @param tick how often held events are decoded again
-   * @param locations the locations of the views' tables, which S3 notifications are matched against
+   * Decodes notices in Floe's format (the serdes of {@code settings}) and Lakekeeper's events for
+   * the catalog its events name, matches S3 notifications against the locations of the views'
+   * tables, and decodes held events again every tick.
    */
-  public IngestCommitEventsProcessor(
-      Deserializer<TableCommitted> notices,
-      String lakekeeperCatalog,
-      Duration tick,
-      WatchedTableLocations locations,
-      FloeMetrics metrics) {
-    this.decoder = new CommitEventDecoder(notices, lakekeeperCatalog, locations);
-    this.locations = locations;
-    this.tick = tick;
-    this.metrics = metrics;
+  public IngestCommitEventsProcessor(TopologySettings settings, TopologyServices services) {
+    this.locations =
+        new WatchedTableLocations(services.views(), services.catalogs(), services.io());
+    this.decoder =
+        new CommitEventDecoder(
+            settings.serdes().tableCommitted().deserializer(),
+            settings.events().lakekeeperCatalog(),
+            locations);
+    this.tick = settings.tick();
+    this.metrics = services.metrics();
   }
 
   @Override

@@ -18,14 +18,11 @@ import io.floe.topology.store.StoreNames;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewIndex;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -57,13 +54,9 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   private static final Logger LOG = LoggerFactory.getLogger(MaintainViewProcessor.class);
 
-  private final RefreshExecutor executor;
-  private final Function<String, Catalog> catalogs;
-  private final ViewIndex index;
+  private final TopologySettings settings;
+  private final TopologyServices services;
   private final ViewMaintainer maintainer;
-  private final int partitions;
-  private final Duration tick;
-  private final FloeMetrics metrics;
   private final Jobs<String, Lookup> pins;
   private final Jobs<Submitted, RefreshOutcome> refreshes = Jobs.tracking();
   private final DueViews due = new DueViews();
@@ -75,30 +68,15 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   private record Submitted(String view, RefreshId refreshId) {} // A refresh on the executor.
 
   /**
-   * @param executor runs the refreshes
-   * @param io the executor that pins source snapshots
-   * @param partitions the partitions of the dirty-buckets topic, which decide which task owns a
-   *     view
-   * @param tick how often due refreshes start and completed ones are collected
-   * @param maxBackoff the longest wait before retrying a failing view
+   * Works with the refresh executor, catalogs, view index, I/O executor and metrics of {@code
+   * services}, and the partitions of the dirty-buckets topic (which decide which task owns a view),
+   * tick and longest backoff of {@code settings}.
    */
-  public MaintainViewProcessor(
-      RefreshExecutor executor,
-      Function<String, Catalog> catalogs,
-      ViewIndex index,
-      Executor io,
-      FloeMetrics metrics,
-      int partitions,
-      Duration tick,
-      Duration maxBackoff) {
-    this.executor = executor;
-    this.catalogs = catalogs;
-    this.index = index;
-    this.metrics = metrics;
-    this.maintainer = new ViewMaintainer(index, maxBackoff);
-    this.pins = new Jobs<>(io);
-    this.partitions = partitions;
-    this.tick = tick;
+  public MaintainViewProcessor(TopologySettings settings, TopologyServices services) {
+    this.settings = settings;
+    this.services = services;
+    this.maintainer = new ViewMaintainer(services.views(), settings.maxBackoff());
+    this.pins = new Jobs<>(services.io());
   }
 
   @Override
@@ -119,7 +97,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
       }
       changed(view, state);
     }
-    context.schedule(tick, PunctuationType.WALL_CLOCK_TIME, this::tick);
+    context.schedule(settings.tick(), PunctuationType.WALL_CLOCK_TIME, this::tick);
   }
 
   @Override
@@ -138,7 +116,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   }
 
   private void tick(long now) {
-    if (index.generation() != syncedGeneration) {
+    if (services.views().generation() != syncedGeneration) {
       syncDefinitions(now);
     }
     applyPins(now);
@@ -148,10 +126,10 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   /** Creates, redefines and drops the states of the views this task owns. */
   private void syncDefinitions(long now) {
-    syncedGeneration = index.generation();
+    syncedGeneration = services.views().generation();
     Set<String> defined = new HashSet<>();
-    for (CompiledView view : index.views()) {
-      if (ViewPartitioner.INSTANCE.partition(view.name(), partitions) != partition) {
+    for (CompiledView view : services.views().views()) {
+      if (ViewPartitioner.INSTANCE.partition(view.name(), settings.partitions()) != partition) {
         continue;
       }
       defined.add(view.name());
@@ -182,7 +160,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   /** Records when the view's next refresh is due, and reports its status. */
   private void changed(String view, ViewState state) {
     due.update(view, state);
-    metrics.viewStatus(view, state);
+    services.metrics().viewStatus(view, state);
   }
 
   /** Starts the refreshes that are due, the longest waiting first; pins those that need it. */
@@ -219,7 +197,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   private void startPin(String view, TableName source) {
     if (!pins.isRunning(view)) {
-      pins.start(view, RequestStage.RESOLVE, () -> Lookup.current(catalogs, source));
+      pins.start(view, RequestStage.RESOLVE, () -> Lookup.current(services.catalogs(), source));
     }
   }
 
@@ -238,7 +216,10 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
 
   private void submit(String view, RefreshRequest request) {
     Submitted key = new Submitted(view, request.id());
-    refreshes.track(key, executor.submit(request), () -> executor.cancel(key.refreshId()));
+    refreshes.track(
+        key,
+        services.refreshes().submit(request),
+        () -> services.refreshes().cancel(key.refreshId()));
   }
 
   private void collectCompleted(long now) {
@@ -254,7 +235,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
     // Show the progress of long refreshes.
     for (Submitted running : List.copyOf(refreshes.keys())) {
       String view = running.view();
-      String progress = executor.progress(view).orElse(null);
+      String progress = services.refreshes().progress(view).orElse(null);
       ViewState state = progress == null ? null : states.get(view);
       if (state != null && !progress.equals(state.progress())) {
         state.progress(progress);
@@ -283,7 +264,7 @@ public final class MaintainViewProcessor implements Processor<String, DirtyUpdat
   /** Counts and publishes what the maintainer reports. */
   private void report(List<Report> reports) {
     for (Report report : reports) {
-      metrics.report(report);
+      services.metrics().report(report);
       EventRecords.of(report).forEach(context::forward);
     }
   }

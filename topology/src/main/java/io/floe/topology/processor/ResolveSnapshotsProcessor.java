@@ -12,11 +12,9 @@ import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewIndex;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -59,25 +57,21 @@ public final class ResolveSnapshotsProcessor
   private KeyValueStore<String, TableCursor> cursors;
 
   /**
-   * @param io the executor that walks tables
-   * @param tick how often finished walks are collected and due retries started
-   * @param commitsTopic the topic notices come from, named when a dead letter is re-encoded
-   * @param notices encodes a rejected notice for the dead-letter topic
+   * Walks snapshots on the I/O executor of {@code services}, collects finished walks every tick of
+   * {@code settings}, and holds notices for floe.commits (of {@code settings}) in its format.
    */
-  public ResolveSnapshotsProcessor(
-      Function<String, Catalog> catalogs,
-      ViewIndex views,
-      Executor io,
-      Duration tick,
-      FloeMetrics metrics,
-      String commitsTopic,
-      Serializer<TableCommitted> notices) {
-    this.catalogs = catalogs;
-    this.views = views;
-    this.walks = new Jobs<>(io);
-    this.tick = tick;
-    this.metrics = metrics;
-    this.held = new HeldNotices(NAME, commitsTopic, notices, metrics);
+  public ResolveSnapshotsProcessor(TopologySettings settings, TopologyServices services) {
+    this.catalogs = services.catalogs();
+    this.views = services.views();
+    this.walks = new Jobs<>(services.io());
+    this.tick = settings.tick();
+    this.metrics = services.metrics();
+    this.held =
+        new HeldNotices(
+            NAME,
+            settings.topics().commits(),
+            settings.serdes().tableCommitted().serializer(),
+            metrics);
   }
 
   @Override

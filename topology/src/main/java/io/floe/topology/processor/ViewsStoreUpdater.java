@@ -33,26 +33,18 @@ public final class ViewsStoreUpdater implements Processor<byte[], byte[], Void, 
   /** The node name, also the processor tag of its dead letters. */
   public static final String NAME = "views-source";
 
-  private final ViewIndex index;
+  private final TopologyServices services;
   private final Deserializer<ViewRecord> records;
-  private final DeadLetterSink deadLetters;
-  private final FloeMetrics metrics;
   private ProcessorContext<Void, Void> context;
   private KeyValueStore<String, ViewRecord> views;
 
   /**
-   * @param records decodes the values of floe.views
-   * @param deadLetters where records that do not decode go
+   * Decodes the values of floe.views with the serdes of {@code settings}, keeps the view index of
+   * {@code services} equal to them, and sends what does not decode to its global dead letters.
    */
-  public ViewsStoreUpdater(
-      ViewIndex index,
-      Deserializer<ViewRecord> records,
-      DeadLetterSink deadLetters,
-      FloeMetrics metrics) {
-    this.index = index;
-    this.records = records;
-    this.deadLetters = deadLetters;
-    this.metrics = metrics;
+  public ViewsStoreUpdater(TopologySettings settings, TopologyServices services) {
+    this.services = services;
+    this.records = settings.serdes().viewRecord().deserializer();
   }
 
   @Override
@@ -70,7 +62,7 @@ public final class ViewsStoreUpdater implements Processor<byte[], byte[], Void, 
     long offset = context.recordMetadata().map(RecordMetadata::offset).orElse(-1L);
     if (record.value() == null) {
       views.delete(name);
-      StoredView.apply(index, name, null, offset);
+      StoredView.apply(services.views(), name, null, offset);
       return;
     }
     ViewRecord value;
@@ -84,17 +76,19 @@ public final class ViewsStoreUpdater implements Processor<byte[], byte[], Void, 
     long revision = StoredView.revision(value, offset);
     value.setRevision(revision);
     views.put(name, value);
-    StoredView.apply(index, name, value, revision);
+    StoredView.apply(services.views(), name, value, revision);
   }
 
   private void deadLetter(Record<byte[], byte[]> record, String view, String reason) {
     String origin = context.recordMetadata().map(DeadLetters::origin).orElse("floe.views");
     String kept = reason + " (the earlier definition of view " + view + ", if any, stays in force)";
-    metrics.deadLettered(NAME, kept);
-    deadLetters.send(
-        record.key(),
-        record.value(),
-        record.timestamp(),
-        DeadLetters.headers(record.headers(), origin, NAME, kept));
+    services.metrics().deadLettered(NAME, kept);
+    services
+        .globalDeadLetters()
+        .send(
+            record.key(),
+            record.value(),
+            record.timestamp(),
+            DeadLetters.headers(record.headers(), origin, NAME, kept));
   }
 }

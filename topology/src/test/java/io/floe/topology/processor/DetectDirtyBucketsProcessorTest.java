@@ -6,7 +6,8 @@ import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableRef;
 import io.floe.testing.IcebergFixture;
 import io.floe.topology.bucket.DirtyBuckets;
-import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.QueuedSnapshots;
@@ -17,7 +18,6 @@ import io.floe.topology.view.ViewIndex;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -122,7 +122,13 @@ class DetectDirtyBucketsProcessorTest {
     context.addStateStore(queue);
     DetectDirtyBucketsProcessor detect =
         new DetectDirtyBucketsProcessor(
-            name -> catalog, views, Runnable::run, ManifestWork.LOCAL_READS, Duration.ofMillis(50));
+            TopologySettings.defaults(),
+            new TopologyServices(
+                name -> catalog,
+                views,
+                Runnable::run,
+                new RefreshExecutor(new ViewRefresher(name -> catalog), Runnable::run),
+                FloeMetrics.NONE));
     detect.init(context);
     detect.process(new Record<>("lake.market.trades", event(snapshot), 0L));
     context.scheduledPunctuators().forEach(p -> p.getPunctuator().punctuate(0));

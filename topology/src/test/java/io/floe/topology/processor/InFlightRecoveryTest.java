@@ -2,12 +2,12 @@ package io.floe.topology.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.schemas.FloeSerdes;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.TableCommitted;
 import io.floe.schemas.TableRef;
 import io.floe.testing.IcebergFixture;
-import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.QueuedSnapshots;
@@ -18,7 +18,6 @@ import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -78,14 +77,17 @@ class InFlightRecoveryTest {
   }
 
   private ResolveSnapshotsProcessor resolver(Executor io) {
-    return new ResolveSnapshotsProcessor(
+    return new ResolveSnapshotsProcessor(TopologySettings.defaults(), services(io));
+  }
+
+  /** The services of the processors under test: the lake's catalog, reads on {@code io}. */
+  private TopologyServices services(Executor io) {
+    return new TopologyServices(
         name -> lake.catalog(),
         views,
         io,
-        Duration.ofMillis(50),
-        FloeMetrics.NONE,
-        "floe.commits",
-        FloeSerdes.singleObject().tableCommitted().serializer());
+        new RefreshExecutor(new ViewRefresher(name -> lake.catalog()), Runnable::run),
+        FloeMetrics.NONE);
   }
 
   private static void tick(MockProcessorContext<?, ?> context) {
@@ -148,8 +150,7 @@ class InFlightRecoveryTest {
         store(first, StoreNames.DETECT_QUEUE, QueuedSnapshots.class);
     ManualExecutor held = new ManualExecutor();
     DetectDirtyBucketsProcessor crashed =
-        new DetectDirtyBucketsProcessor(
-            name -> lake.catalog(), views, held, ManifestWork.LOCAL_READS, Duration.ofMillis(50));
+        new DetectDirtyBucketsProcessor(TopologySettings.defaults(), services(held));
     crashed.init(first);
     crashed.process(new Record<>("lake.market.trades", event(s2), 0L));
     crashed.close();
@@ -159,12 +160,7 @@ class InFlightRecoveryTest {
     second.setCurrentSystemTimeMs(first.currentSystemTimeMs());
     second.addStateStore(queue);
     DetectDirtyBucketsProcessor owner =
-        new DetectDirtyBucketsProcessor(
-            name -> lake.catalog(),
-            views,
-            Runnable::run,
-            ManifestWork.LOCAL_READS,
-            Duration.ofMillis(50));
+        new DetectDirtyBucketsProcessor(TopologySettings.defaults(), services(Runnable::run));
     owner.init(second);
     tick(second);
 

@@ -2,12 +2,14 @@ package io.floe.topology.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.floe.schemas.FloeSerdes;
+import io.floe.topology.refresh.RefreshExecutor;
+import io.floe.topology.refresh.ViewRefresher;
 import io.floe.topology.store.JsonSerde;
 import io.floe.topology.store.StoreNames;
 import io.floe.topology.store.TableCursor;
 import io.floe.topology.view.ViewIndex;
-import java.time.Duration;
+import java.util.function.Function;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -31,17 +33,19 @@ class ResolveSnapshotsProcessorTest {
     context.addStateStore(cursors);
     // Owed a walk, as a notice with an empty table name left it before names were checked.
     cursors.put("lake.market.", TableCursor.unwalked().requested(null));
+    Function<String, Catalog> noCatalog =
+        name -> {
+          throw new IllegalStateException("no catalog may be asked");
+        };
     ResolveSnapshotsProcessor resolve =
         new ResolveSnapshotsProcessor(
-            name -> {
-              throw new IllegalStateException("no catalog may be asked");
-            },
-            new ViewIndex(),
-            Runnable::run,
-            Duration.ofMillis(100),
-            FloeMetrics.NONE,
-            "floe.commits",
-            FloeSerdes.singleObject().tableCommitted().serializer());
+            TopologySettings.defaults(),
+            new TopologyServices(
+                noCatalog,
+                new ViewIndex(),
+                Runnable::run,
+                new RefreshExecutor(new ViewRefresher(noCatalog), Runnable::run),
+                FloeMetrics.NONE));
     resolve.init(context);
 
     context.scheduledPunctuators().get(0).getPunctuator().punctuate(1_000);

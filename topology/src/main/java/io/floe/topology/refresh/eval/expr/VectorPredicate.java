@@ -110,46 +110,64 @@ public abstract sealed class VectorPredicate {
     java.util.Arrays.fill(f, 0, words, 0L);
   }
 
+  /** Sets row {@code i} in {@code t} where {@code holds}, else in {@code f}. */
+  private static void mark(long[] t, long[] f, int i, boolean holds) {
+    long[] set = holds ? t : f;
+    set[i >>> 6] |= 1L << i;
+  }
+
+  /**
+   * A test of one column, row by row: {@link #mark} sets the rows where it holds and those where it
+   * does not, on masks cleared for it; rows it leaves in neither are UNKNOWN.
+   */
+  abstract static sealed class ColumnTest extends VectorPredicate {
+    final int column;
+
+    ColumnTest(int column) {
+      this.column = column;
+    }
+
+    /** Marks rows {@code [0, n)} of {@code vector} TRUE in {@code t} or FALSE in {@code f}. */
+    abstract void mark(Vector vector, int n, long[] t, long[] f);
+
+    @Override
+    final int depth() {
+      return 1;
+    }
+
+    @Override
+    final void evaluate(Vector[] columns, int n, Selector truths, int level) {
+      long[] t = truths.trues[level];
+      long[] f = truths.falses[level];
+      clear(t, f, n);
+      mark(columns[column], n, t, f);
+    }
+  }
+
   /**
    * A long column (integers, dates in days, timestamps in their unit) in {@code [low, high]}, or
    * outside it when not {@code inside}: every comparison of such a column with a literal and every
    * BETWEEN is one (an empty range when none can hold: {@code low > high}).
    */
-  static final class LongRange extends VectorPredicate {
-    final int column;
+  static final class LongRange extends ColumnTest {
     final long low;
     final long high;
     final boolean inside;
 
     LongRange(int column, long low, long high, boolean inside) {
-      this.column = column;
+      super(column);
       this.low = low;
       this.high = high;
       this.inside = inside;
     }
 
     @Override
-    int depth() {
-      return 1;
-    }
-
-    @Override
-    void evaluate(Vector[] columns, int n, Selector truths, int level) {
-      long[] t = truths.trues[level];
-      long[] f = truths.falses[level];
-      clear(t, f, n);
-      LongVector vector = (LongVector) columns[column];
-      long[] values = vector.values;
-      boolean[] nulls = vector.nulls;
+    void mark(Vector column, int n, long[] t, long[] f) {
+      LongVector vector = (LongVector) column;
       for (int i = 0; i < n; i++) {
-        if (nulls[i]) {
-          continue;
-        }
-        long v = values[i];
-        if ((v >= low && v <= high) == inside) {
-          t[i >>> 6] |= 1L << i;
-        } else {
-          f[i >>> 6] |= 1L << i;
+        if (!vector.nulls[i]) {
+          long v = vector.values[i];
+          VectorPredicate.mark(t, f, i, (v >= low && v <= high) == inside);
         }
       }
     }
@@ -191,55 +209,40 @@ public abstract sealed class VectorPredicate {
         case GE -> c >= 0;
       };
     }
+
+    /** Whether {@code v} compares to {@code x} so by Java's operators on doubles. */
+    boolean holds(double v, double x) {
+      return switch (this) {
+        case EQ -> v == x;
+        case NE -> v != x;
+        case LT -> v < x;
+        case LE -> v <= x;
+        case GT -> v > x;
+        case GE -> v >= x;
+      };
+    }
   }
 
   /**
    * A double column compared with a literal as Java's operators compare doubles, which is how the
    * row path's generated code compares them.
    */
-  static final class DoubleComparison extends VectorPredicate {
-    final int column;
+  static final class DoubleComparison extends ColumnTest {
     final Comparison comparison;
     final double literal;
 
     DoubleComparison(int column, Comparison comparison, double literal) {
-      this.column = column;
+      super(column);
       this.comparison = comparison;
       this.literal = literal;
     }
 
     @Override
-    int depth() {
-      return 1;
-    }
-
-    @Override
-    void evaluate(Vector[] columns, int n, Selector truths, int level) {
-      long[] t = truths.trues[level];
-      long[] f = truths.falses[level];
-      clear(t, f, n);
-      DoubleVector vector = (DoubleVector) columns[column];
-      double[] values = vector.values;
-      boolean[] nulls = vector.nulls;
-      double x = literal;
+    void mark(Vector column, int n, long[] t, long[] f) {
+      DoubleVector vector = (DoubleVector) column;
       for (int i = 0; i < n; i++) {
-        if (nulls[i]) {
-          continue;
-        }
-        double v = values[i];
-        boolean holds =
-            switch (comparison) {
-              case EQ -> v == x;
-              case NE -> v != x;
-              case LT -> v < x;
-              case LE -> v <= x;
-              case GT -> v > x;
-              case GE -> v >= x;
-            };
-        if (holds) {
-          t[i >>> 6] |= 1L << i;
-        } else {
-          f[i >>> 6] |= 1L << i;
+        if (!vector.nulls[i]) {
+          VectorPredicate.mark(t, f, i, comparison.holds(vector.values[i], literal));
         }
       }
     }
@@ -255,27 +258,17 @@ public abstract sealed class VectorPredicate {
    * comparison with one, or membership in an IN list. Over a {@link DictionaryEncoded} vector the
    * test runs once per dictionary entry and each row looks its entry's answer up.
    */
-  abstract static sealed class ValueTest extends VectorPredicate {
-    final int column;
+  abstract static sealed class ValueTest extends ColumnTest {
 
     ValueTest(int column) {
-      this.column = column;
+      super(column);
     }
 
     /** Whether a non-null value passes. */
     abstract boolean test(Object value);
 
     @Override
-    int depth() {
-      return 1;
-    }
-
-    @Override
-    void evaluate(Vector[] columns, int n, Selector truths, int level) {
-      long[] t = truths.trues[level];
-      long[] f = truths.falses[level];
-      clear(t, f, n);
-      Vector vector = columns[column];
+    void mark(Vector vector, int n, long[] t, long[] f) {
       if (vector instanceof DictionaryEncoded dictionary) {
         boolean[] answers = new boolean[dictionary.entries()];
         for (int id = 0; id < answers.length; id++) {
@@ -283,26 +276,16 @@ public abstract sealed class VectorPredicate {
         }
         int[] ids = dictionary.ids();
         for (int i = 0; i < n; i++) {
-          if (vector.isNull(i)) {
-            continue;
-          }
-          if (answers[ids[i]]) {
-            t[i >>> 6] |= 1L << i;
-          } else {
-            f[i >>> 6] |= 1L << i;
+          if (!vector.isNull(i)) {
+            VectorPredicate.mark(t, f, i, answers[ids[i]]);
           }
         }
         return;
       }
       for (int i = 0; i < n; i++) {
         Object value = vector.get(i);
-        if (value == null) {
-          continue;
-        }
-        if (test(value)) {
-          t[i >>> 6] |= 1L << i;
-        } else {
-          f[i >>> 6] |= 1L << i;
+        if (value != null) {
+          VectorPredicate.mark(t, f, i, test(value));
         }
       }
     }
@@ -356,32 +339,18 @@ public abstract sealed class VectorPredicate {
   }
 
   /** {@code column IS NULL}, or {@code IS NOT NULL} when {@code negated}: never UNKNOWN. */
-  static final class IsNull extends VectorPredicate {
-    final int column;
+  static final class IsNull extends ColumnTest {
     final boolean negated;
 
     IsNull(int column, boolean negated) {
-      this.column = column;
+      super(column);
       this.negated = negated;
     }
 
     @Override
-    int depth() {
-      return 1;
-    }
-
-    @Override
-    void evaluate(Vector[] columns, int n, Selector truths, int level) {
-      long[] t = truths.trues[level];
-      long[] f = truths.falses[level];
-      clear(t, f, n);
-      Vector vector = columns[column];
+    void mark(Vector vector, int n, long[] t, long[] f) {
       for (int i = 0; i < n; i++) {
-        if (vector.isNull(i) != negated) {
-          t[i >>> 6] |= 1L << i;
-        } else {
-          f[i >>> 6] |= 1L << i;
-        }
+        VectorPredicate.mark(t, f, i, vector.isNull(i) != negated);
       }
     }
 
@@ -474,29 +443,48 @@ public abstract sealed class VectorPredicate {
     }
   }
 
-  /** NOT: TRUE and FALSE swap, UNKNOWN stays UNKNOWN. */
-  static final class Not extends VectorPredicate {
+  /**
+   * A node that evaluates its operand on its own level and then rewrites each word of the two masks
+   * ({@link #rewrite}).
+   */
+  abstract static sealed class OfOperand extends VectorPredicate {
     final VectorPredicate operand;
 
-    Not(VectorPredicate operand) {
+    OfOperand(VectorPredicate operand) {
       this.operand = operand;
     }
 
+    /** Rewrites word {@code w} of {@code t} and {@code f}, {@code valid} its bits of rows. */
+    abstract void rewrite(long[] t, long[] f, int w, long valid);
+
     @Override
-    int depth() {
+    final int depth() {
       return operand.depth();
     }
 
     @Override
-    void evaluate(Vector[] columns, int n, Selector truths, int level) {
+    final void evaluate(Vector[] columns, int n, Selector truths, int level) {
       operand.evaluate(columns, n, truths, level);
       long[] t = truths.trues[level];
       long[] f = truths.falses[level];
       for (int w = 0; w < words(n); w++) {
-        long was = t[w];
-        t[w] = f[w];
-        f[w] = was;
+        rewrite(t, f, w, valid(w, n));
       }
+    }
+  }
+
+  /** NOT: TRUE and FALSE swap, UNKNOWN stays UNKNOWN. */
+  static final class Not extends OfOperand {
+
+    Not(VectorPredicate operand) {
+      super(operand);
+    }
+
+    @Override
+    void rewrite(long[] t, long[] f, int w, long valid) {
+      long was = t[w];
+      t[w] = f[w];
+      f[w] = was;
     }
 
     @Override
@@ -509,33 +497,21 @@ public abstract sealed class VectorPredicate {
    * {@code operand IS [NOT] TRUE} or {@code IS [NOT] FALSE}: TRUE or FALSE for every row, UNKNOWN
    * counting as neither TRUE nor FALSE.
    */
-  static final class Is extends VectorPredicate {
-    final VectorPredicate operand;
+  static final class Is extends OfOperand {
     final boolean ofFalse;
     final boolean negated;
 
     Is(VectorPredicate operand, boolean ofFalse, boolean negated) {
-      this.operand = operand;
+      super(operand);
       this.ofFalse = ofFalse;
       this.negated = negated;
     }
 
     @Override
-    int depth() {
-      return operand.depth();
-    }
-
-    @Override
-    void evaluate(Vector[] columns, int n, Selector truths, int level) {
-      operand.evaluate(columns, n, truths, level);
-      long[] t = truths.trues[level];
-      long[] f = truths.falses[level];
-      for (int w = 0; w < words(n); w++) {
-        long is = ofFalse ? f[w] : t[w];
-        long valid = valid(w, n);
-        t[w] = negated ? ~is & valid : is;
-        f[w] = negated ? is : ~is & valid;
-      }
+    void rewrite(long[] t, long[] f, int w, long valid) {
+      long is = ofFalse ? f[w] : t[w];
+      t[w] = negated ? ~is & valid : is;
+      f[w] = negated ? is : ~is & valid;
     }
 
     @Override
