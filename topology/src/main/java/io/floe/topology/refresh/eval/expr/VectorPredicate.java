@@ -270,15 +270,22 @@ public abstract sealed class VectorPredicate {
     @Override
     void mark(Vector vector, int n, long[] t, long[] f) {
       if (vector instanceof DictionaryEncoded dictionary) {
-        boolean[] answers = new boolean[dictionary.entries()];
-        for (int id = 0; id < answers.length; id++) {
-          answers[id] = test(dictionary.entry(id));
-        }
+        // Each entry the batch refers to is tested once: 0 not yet, 1 passes, 2 fails.
+        byte[] answers = new byte[dictionary.entries()];
         int[] ids = dictionary.ids();
         for (int i = 0; i < n; i++) {
-          if (!vector.isNull(i)) {
-            VectorPredicate.mark(t, f, i, answers[ids[i]]);
+          if (vector.isNull(i)) {
+            continue;
           }
+          int id = ids[i];
+          if (id < 0) {
+            VectorPredicate.mark(t, f, i, test(vector.get(i)));
+            continue;
+          }
+          if (answers[id] == 0) {
+            answers[id] = test(dictionary.entry(id)) ? (byte) 1 : (byte) 2;
+          }
+          VectorPredicate.mark(t, f, i, answers[id] == 1);
         }
         return;
       }

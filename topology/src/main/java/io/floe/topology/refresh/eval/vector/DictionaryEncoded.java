@@ -5,7 +5,8 @@ package io.floe.topology.refresh.eval.vector;
  * dictionary-encoded Parquet column chunk do: a test of a value can then be answered once per entry
  * and looked up per row by id ({@link io.floe.topology.refresh.eval.expr.VectorPredicate} does so
  * for comparisons with literals and IN lists). Null rows are the vector's {@link
- * Vectors.Vector#isNull}; their ids mean nothing.
+ * Vectors.Vector#isNull}; their ids mean nothing. {@link DictionaryVector} is the one the Parquet
+ * reader fills.
  */
 public interface DictionaryEncoded {
 
@@ -15,6 +16,10 @@ public interface DictionaryEncoded {
   /** The native value of an entry. */
   Object entry(int id);
 
-  /** The entry each row of the current batch refers to, indexed by row. */
+  /**
+   * The entry each row of the current batch refers to, indexed by row; a negative id for a row
+   * whose value the vector holds itself ({@link Vectors.Vector#get}), as rows of a page that the
+   * writer encoded plain once the dictionary grew too large.
+   */
   int[] ids();
 }

@@ -15,7 +15,7 @@ import java.util.function.Predicate;
  * entry by {@link #matchIds}. A batch's ids all refer to one dictionary: readers fill a batch from
  * one row group. {@link #get} returns one instance per dictionary entry.
  */
-public final class DictionaryVector extends Vector {
+public final class DictionaryVector extends Vector implements DictionaryEncoded {
 
   /** The id of a row whose value is held in {@link #values}. */
   public static final int VALUE = -1;
@@ -58,6 +58,21 @@ public final class DictionaryVector extends Vector {
       matched[id] = predicate.test(dictionary[id]);
     }
     return matched;
+  }
+
+  @Override
+  public int entries() {
+    return dictionary.length;
+  }
+
+  @Override
+  public Object entry(int id) {
+    return dictionary[id];
+  }
+
+  @Override
+  public int[] ids() {
+    return ids;
   }
 
   /** Sets row {@code row} to dictionary entry {@code id}. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.topology.refresh.eval.vector.DictionaryEncoded;
+import io.floe.topology.refresh.eval.vector.DictionaryVector;
 import io.floe.topology.refresh.eval.vector.Vectors;
 import io.floe.topology.refresh.eval.vector.Vectors.Vector;
 import io.floe.topology.view.InvalidViewException;
@@ -359,6 +360,44 @@ class VectorPredicateTest {
           .isEqualTo(columnarTruths(columnar(where).orElseThrow(), plain, n));
     }
     assertThatThrownBy(() -> strings.get(0)).isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void shouldTestTheRowsOfTheParquetReadersDictionaryVectorByIdAndTheRowsItHoldsAsValuesByValue()
+      throws InvalidViewException {
+    // Given the reader's vector of a chunk whose dictionary fell back to plain values part way,
+    // with nulls among both kinds of rows
+    String[] dictionary = {"s0", "s1", "s2", "s4"};
+    int n = 700;
+    Random random = new Random(5);
+    DictionaryVector strings = new DictionaryVector();
+    strings.setDictionary(dictionary);
+    List<Object[]> rows = new ArrayList<>();
+    for (int r = 0; r < n; r++) {
+      String value;
+      if (random.nextInt(7) == 0) {
+        strings.setNull(r);
+        value = null;
+      } else if (r < n / 2) {
+        int id = random.nextInt(dictionary.length);
+        strings.setId(r, id);
+        value = dictionary[id];
+      } else {
+        value = "s" + random.nextInt(6);
+        strings.set(r, value);
+      }
+      rows.add(row(0, value));
+    }
+    Vector[] plain = vectors(rows);
+    Vector[] encoded = plain.clone();
+    encoded[S] = strings;
+
+    for (String where : List.of("s = 's1'", "s IN ('s1', 's5')", "s NOT IN ('s0')", "s >= 's3'")) {
+      // When the filter evaluates it, then each row has the truth value of its string
+      assertThat(columnarTruths(columnar(where).orElseThrow(), encoded, n))
+          .as(where)
+          .isEqualTo(columnarTruths(columnar(where).orElseThrow(), plain, n));
+    }
   }
 
   /** A dictionary-encoded string vector that answers only through its ids. */
