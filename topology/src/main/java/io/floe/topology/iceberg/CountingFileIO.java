@@ -644,8 +644,7 @@ public final class CountingFileIO
    * Counts the bytes written, and a PUT when the file is closed; keeps the content of a metadata
    * file, manifest list or manifest written whole, or its length when it is too large to keep.
    */
-  private static final class CountedOutputStream extends PositionOutputStream {
-    private final PositionOutputStream delegate;
+  private static final class CountedOutputStream extends ForwardingPositionOutputStream {
     private final String path;
     private final String location;
     private long written;
@@ -654,7 +653,7 @@ public final class CountingFileIO
     private ByteArrayOutputStream content;
 
     CountedOutputStream(PositionOutputStream delegate, String path, String location) {
-      this.delegate = delegate;
+      super(delegate);
       this.path = path;
       this.location = location;
       this.content =
@@ -675,16 +674,6 @@ public final class CountingFileIO
     }
 
     @Override
-    public long getPos() throws IOException {
-      return delegate.getPos();
-    }
-
-    @Override
-    public long storedLength() throws IOException {
-      return delegate.storedLength();
-    }
-
-    @Override
     public void write(int b) throws IOException {
       delegate.write(b);
       written++;
@@ -700,11 +689,6 @@ public final class CountingFileIO
       written += len;
       RequestTally.written(len);
       keep(bytes, off, len);
-    }
-
-    @Override
-    public void flush() throws IOException {
-      delegate.flush();
     }
 
     @Override
