@@ -605,18 +605,14 @@ public final class CountingFileIO
   }
 
   /** An output file whose streams count as a PUT each. */
-  private static final class CountedOutputFile implements OutputFile {
-    private final OutputFile delegate;
-    private final String path;
-
+  private static final class CountedOutputFile extends ForwardingOutputFile {
     CountedOutputFile(OutputFile delegate, String path) {
-      this.delegate = delegate;
-      this.path = path;
+      super(delegate, path);
     }
 
     @Override
-    public PositionOutputStream create() {
-      return new CountedOutputStream(delegate.create(), path, location());
+    PositionOutputStream wrap(PositionOutputStream stream) {
+      return new CountedOutputStream(stream, path, location());
     }
 
     @Override
@@ -625,12 +621,7 @@ public final class CountingFileIO
       // fail halfway.
       FileCaches.invalidateContent(path);
       FileCaches.invalidateContent(location());
-      return new CountedOutputStream(delegate.createOrOverwrite(), path, location());
-    }
-
-    @Override
-    public String location() {
-      return delegate.location();
+      return super.createOrOverwrite();
     }
 
     @Override

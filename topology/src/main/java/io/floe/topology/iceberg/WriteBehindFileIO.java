@@ -152,34 +152,20 @@ public final class WriteBehindFileIO implements FileIO {
   }
 
   /** An output file whose stream's closing, the upload, runs behind. */
-  private final class BehindOutputFile implements OutputFile {
-    private final OutputFile file;
-    private final String path;
-
+  private final class BehindOutputFile extends ForwardingOutputFile {
     BehindOutputFile(OutputFile file, String path) {
-      this.file = file;
-      this.path = path;
+      super(file, path);
     }
 
     @Override
-    public PositionOutputStream create() {
-      return new BehindStream(file.create(), path);
-    }
-
-    @Override
-    public PositionOutputStream createOrOverwrite() {
-      return new BehindStream(file.createOrOverwrite(), path);
-    }
-
-    @Override
-    public String location() {
-      return file.location();
+    PositionOutputStream wrap(PositionOutputStream stream) {
+      return new BehindStream(stream, path);
     }
 
     @Override
     public InputFile toInputFile() {
       awaitUpload(path);
-      return file.toInputFile();
+      return delegate.toInputFile();
     }
   }
 
