@@ -605,18 +605,14 @@ public final class CountingFileIO
   }
 
   /** An output file whose streams count as a PUT each. */
-  private static final class CountedOutputFile implements OutputFile {
-    private final OutputFile delegate;
-    private final String path;
-
+  private static final class CountedOutputFile extends ForwardingOutputFile {
     CountedOutputFile(OutputFile delegate, String path) {
-      this.delegate = delegate;
-      this.path = path;
+      super(delegate, path);
     }
 
     @Override
-    public PositionOutputStream create() {
-      return new CountedOutputStream(delegate.create(), path, location());
+    PositionOutputStream wrap(PositionOutputStream stream) {
+      return new CountedOutputStream(stream, path, location());
     }
 
     @Override
@@ -625,12 +621,7 @@ public final class CountingFileIO
       // fail halfway.
       FileCaches.invalidateContent(path);
       FileCaches.invalidateContent(location());
-      return new CountedOutputStream(delegate.createOrOverwrite(), path, location());
-    }
-
-    @Override
-    public String location() {
-      return delegate.location();
+      return super.createOrOverwrite();
     }
 
     @Override
@@ -644,8 +635,7 @@ public final class CountingFileIO
    * Counts the bytes written, and a PUT when the file is closed; keeps the content of a metadata
    * file, manifest list or manifest written whole, or its length when it is too large to keep.
    */
-  private static final class CountedOutputStream extends PositionOutputStream {
-    private final PositionOutputStream delegate;
+  private static final class CountedOutputStream extends ForwardingPositionOutputStream {
     private final String path;
     private final String location;
     private long written;
@@ -654,7 +644,7 @@ public final class CountingFileIO
     private ByteArrayOutputStream content;
 
     CountedOutputStream(PositionOutputStream delegate, String path, String location) {
-      this.delegate = delegate;
+      super(delegate);
       this.path = path;
       this.location = location;
       this.content =
@@ -675,16 +665,6 @@ public final class CountingFileIO
     }
 
     @Override
-    public long getPos() throws IOException {
-      return delegate.getPos();
-    }
-
-    @Override
-    public long storedLength() throws IOException {
-      return delegate.storedLength();
-    }
-
-    @Override
     public void write(int b) throws IOException {
       delegate.write(b);
       written++;
@@ -700,11 +680,6 @@ public final class CountingFileIO
       written += len;
       RequestTally.written(len);
       keep(bytes, off, len);
-    }
-
-    @Override
-    public void flush() throws IOException {
-      delegate.flush();
     }
 
     @Override

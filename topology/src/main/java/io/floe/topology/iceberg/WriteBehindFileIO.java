@@ -152,34 +152,20 @@ public final class WriteBehindFileIO implements FileIO {
   }
 
   /** An output file whose stream's closing, the upload, runs behind. */
-  private final class BehindOutputFile implements OutputFile {
-    private final OutputFile file;
-    private final String path;
-
+  private final class BehindOutputFile extends ForwardingOutputFile {
     BehindOutputFile(OutputFile file, String path) {
-      this.file = file;
-      this.path = path;
+      super(file, path);
     }
 
     @Override
-    public PositionOutputStream create() {
-      return new BehindStream(file.create(), path);
-    }
-
-    @Override
-    public PositionOutputStream createOrOverwrite() {
-      return new BehindStream(file.createOrOverwrite(), path);
-    }
-
-    @Override
-    public String location() {
-      return file.location();
+    PositionOutputStream wrap(PositionOutputStream stream) {
+      return new BehindStream(stream, path);
     }
 
     @Override
     public InputFile toInputFile() {
       awaitUpload(path);
-      return file.toInputFile();
+      return delegate.toInputFile();
     }
   }
 
@@ -187,40 +173,19 @@ public final class WriteBehindFileIO implements FileIO {
    * The stream of a file written behind: bytes go to the store's stream as written (an object
    * store's stream keeps them until it is closed); its closing runs on the uploads' executor.
    */
-  private final class BehindStream extends PositionOutputStream {
-    private final PositionOutputStream stream;
+  private final class BehindStream extends ForwardingPositionOutputStream {
     private final String path;
     private boolean closed;
 
     BehindStream(PositionOutputStream stream, String path) {
-      this.stream = stream;
+      super(stream);
       this.path = path;
-    }
-
-    @Override
-    public long getPos() throws IOException {
-      return stream.getPos();
     }
 
     @Override
     public long storedLength() throws IOException {
       // The length of what was written: the upload, still running, stores all of it.
-      return stream.getPos();
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      stream.write(b);
-    }
-
-    @Override
-    public void write(byte[] bytes, int off, int len) throws IOException {
-      stream.write(bytes, off, len);
-    }
-
-    @Override
-    public void flush() throws IOException {
-      stream.flush();
+      return delegate.getPos();
     }
 
     @Override
@@ -234,7 +199,7 @@ public final class WriteBehindFileIO implements FileIO {
           CompletableFuture.runAsync(
               () -> {
                 try {
-                  stream.close();
+                  delegate.close();
                 } catch (IOException e) {
                   throw new UncheckedIOException("Failed to upload " + path, e);
                 }

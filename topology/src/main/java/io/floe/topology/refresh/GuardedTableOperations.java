@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.iceberg.ForwardingTableOperations;
 import io.floe.topology.iceberg.WriteBehindFileIO;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -8,9 +9,7 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * Table operations that make a commit conditional on the table's bookmark properties ({@link
@@ -27,9 +26,8 @@ import org.apache.iceberg.io.LocationProvider;
  * the commit goes on ({@link WriteBehindFileIO}, on a remote store): the swap waits for every one
  * of them, so the metadata it puts in place never names a file the store does not have.
  */
-final class GuardedTableOperations implements TableOperations {
+final class GuardedTableOperations extends ForwardingTableOperations {
 
-  private final TableOperations delegate;
   private final CommitGuard guard;
   private final UnaryOperator<Bookmark> bookmark;
   private final FileIO io;
@@ -42,7 +40,7 @@ final class GuardedTableOperations implements TableOperations {
    */
   GuardedTableOperations(
       TableOperations delegate, CommitGuard guard, UnaryOperator<Bookmark> bookmark, FileIO io) {
-    this.delegate = delegate;
+    super(delegate);
     this.guard = guard;
     this.bookmark = bookmark;
     this.io = io;
@@ -84,47 +82,7 @@ final class GuardedTableOperations implements TableOperations {
   }
 
   @Override
-  public TableMetadata current() {
-    return delegate.current();
-  }
-
-  @Override
-  public TableMetadata refresh() {
-    return delegate.refresh();
-  }
-
-  @Override
   public FileIO io() {
     return io;
-  }
-
-  @Override
-  public EncryptionManager encryption() {
-    return delegate.encryption();
-  }
-
-  @Override
-  public String metadataFileLocation(String fileName) {
-    return delegate.metadataFileLocation(fileName);
-  }
-
-  @Override
-  public LocationProvider locationProvider() {
-    return delegate.locationProvider();
-  }
-
-  @Override
-  public TableOperations temp(TableMetadata uncommittedMetadata) {
-    return delegate.temp(uncommittedMetadata);
-  }
-
-  @Override
-  public long newSnapshotId() {
-    return delegate.newSnapshotId();
-  }
-
-  @Override
-  public boolean requireStrictCleanup() {
-    return delegate.requireStrictCleanup();
   }
 }

@@ -12,9 +12,6 @@ import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.encryption.EncryptionManager;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * A catalog that counts, per table, the loads ({@code loadTable}) and the refreshes ({@code
@@ -87,64 +84,18 @@ public final class CountingCatalog implements Catalog {
     return catalog.name();
   }
 
-  private static final class CountingOperations implements TableOperations {
-    private final TableOperations ops;
+  private static final class CountingOperations extends ForwardingTableOperations {
     private final AtomicInteger refreshes;
 
     CountingOperations(TableOperations ops, AtomicInteger refreshes) {
-      this.ops = ops;
+      super(ops);
       this.refreshes = refreshes;
-    }
-
-    @Override
-    public TableMetadata current() {
-      return ops.current();
     }
 
     @Override
     public TableMetadata refresh() {
       refreshes.incrementAndGet();
-      return ops.refresh();
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      ops.commit(base, metadata);
-    }
-
-    @Override
-    public FileIO io() {
-      return ops.io();
-    }
-
-    @Override
-    public EncryptionManager encryption() {
-      return ops.encryption();
-    }
-
-    @Override
-    public String metadataFileLocation(String fileName) {
-      return ops.metadataFileLocation(fileName);
-    }
-
-    @Override
-    public LocationProvider locationProvider() {
-      return ops.locationProvider();
-    }
-
-    @Override
-    public TableOperations temp(TableMetadata uncommittedMetadata) {
-      return ops.temp(uncommittedMetadata);
-    }
-
-    @Override
-    public long newSnapshotId() {
-      return ops.newSnapshotId();
-    }
-
-    @Override
-    public boolean requireStrictCleanup() {
-      return ops.requireStrictCleanup();
+      return delegate.refresh();
     }
   }
 }

@@ -161,18 +161,7 @@ public final class ViewScan {
       Vector[] aggregated = query.joins().isEmpty() ? vectors : joinedVectors(vectors, query, scan);
       this.aggregation =
           new PartialAggregation(query, aggregated, bucketColumn, scan.ranges(), scan.nullBucket());
-      BatchSink aggregate =
-          new BatchSink() {
-            @Override
-            public Vector[] vectors() {
-              return aggregated;
-            }
-
-            @Override
-            public void accept(int n) {
-              aggregation.add(n);
-            }
-          };
+      BatchSink aggregate = BatchSink.of(aggregated, aggregation::add);
       this.sink =
           query.joins().isEmpty()
               ? aggregate

@@ -208,22 +208,16 @@ public final class DimensionTables {
     }
     Object[] row = new Object[fields.size()];
     BatchSink sink =
-        new BatchSink() {
-          @Override
-          public Vector[] vectors() {
-            return vectors;
-          }
-
-          @Override
-          public void accept(int n) {
-            for (int r = 0; r < n; r++) {
-              for (int p : positions) {
-                row[p] = vectors[p].get(r);
+        BatchSink.of(
+            vectors,
+            n -> {
+              for (int r = 0; r < n; r++) {
+                for (int p : positions) {
+                  row[p] = vectors[p].get(r);
+                }
+                builder.add(row);
               }
-              builder.add(row);
-            }
-          }
-        };
+            });
     if (snapshot == null) {
       return builder.build();
     }
