@@ -130,14 +130,8 @@ final class RefreshRun {
   private final RefreshHooks hooks;
   private final ManifestWork manifests;
   private final Predicate<CompiledView> inForce;
-  private final RefreshRequest request;
+  private final Pinned read;
   private final CompiledView view;
-  private final Table source;
-  private final Snapshot snapshot;
-  private final Schema schema;
-  private final ViewPlan plan;
-  private final SourceColumns reads;
-  private final DimensionStates dimensionStates;
   private final Table target;
   private final ProgressListener progress;
   private final BooleanSupplier cancelled;
@@ -173,55 +167,50 @@ final class RefreshRun {
       Executor scanThreads,
       ManifestWork manifests) {
     this.manifests = manifests;
-    this.request = read.request();
-    this.view = request.view();
-    this.source = read.source();
-    this.snapshot = read.snapshot();
-    this.schema = read.schema();
-    this.plan = read.plan();
-    this.reads = read.reads();
-    this.dimensionStates = read.dimensionStates();
+    this.read = read;
+    this.view = read.request().view();
     this.target = target;
     this.progress = progress;
     this.cancelled = cancelled;
     this.hooks = hooks;
     this.inForce = inForce;
     this.work = new ChunkRecompute(read, target, dimensionTables, scanThreads, manifests);
-    this.bucketType = plan.bucketing().columnType();
+    this.bucketType = read.plan().bucketing().columnType();
   }
 
   RefreshOutcome run(RefreshPlanner.Recompute recompute, Bookmark bookmark) {
-    RefreshId id = request.id();
+    RefreshId id = read.request().id();
     DirtyBuckets dirty = recompute.dirty();
     // The source is planned once: the chunks are cut and read from the same files.
-    Types.NestedField bucketField = schema.findField(plan.bucketColumn());
+    Types.NestedField bucketField = read.schema().findField(read.plan().bucketColumn());
     SourceReader reader =
         new SourceReader(
-            source,
-            snapshot.snapshotId(),
-            schema,
-            plan.requiredColumns(),
+            read.source(),
+            read.snapshot().snapshotId(),
+            read.schema(),
+            read.plan().requiredColumns(),
             dirty.full()
                 ? Expressions.alwaysTrue()
                 : BucketFilters.of(
-                    plan.bucketColumn(), bucketType, dirty.ranges(), dirty.nullBucket()),
-            plan.bucketColumn(),
+                    read.plan().bucketColumn(), bucketType, dirty.ranges(), dirty.nullBucket()),
+            read.plan().bucketColumn(),
             manifests);
     List<FileScanTask> planned =
         recompute.deltaBase() == null
             ? reader.plan()
             : reader.planAppendedAfter(recompute.deltaBase());
-    DataExtent extent = DataExtent.of(planned, bucketField, plan.bucketing());
+    DataExtent extent = DataExtent.of(planned, bucketField, read.plan().bucketing());
     ChunkPlan chunkPlan =
         ChunkPlan.of(
             dirty,
-            plan.bucketing(),
+            read.plan().bucketing(),
             extent,
             view.refresh().chunkRows().orElse(ChunkPlan.DEFAULT_CHUNK_ROWS),
             view.refresh().chunkBuckets());
     List<ChunkPlan.Chunk> chunks = chunkPlan.chunks();
     String fingerprint =
-        chunkPlan.fingerprint(recompute.mode(), recompute.deltaBase(), reads, dimensionStates);
+        chunkPlan.fingerprint(
+            recompute.mode(), recompute.deltaBase(), read.reads(), read.dimensionStates());
 
     int first = 0;
     RefreshProgress recorded = bookmark.parsedProgress();
@@ -258,12 +247,12 @@ final class RefreshRun {
         Bookmark complete =
             Bookmark.completed(
                 id,
-                snapshot.snapshotId(),
+                read.snapshot().snapshotId(),
                 view.version(),
                 revision,
-                source.uuid().toString(),
-                reads.format(),
-                dimensionStates.format());
+                read.source().uuid().toString(),
+                read.reads().format(),
+                read.dimensionStates().format());
         move = base -> complete;
       } else {
         RefreshProgress next = new RefreshProgress(chunkId, fingerprint);
@@ -273,7 +262,7 @@ final class RefreshRun {
       ChunkRecompute.Written written =
           work.compute(
               chunk,
-              DataExtent.overlapping(planned, bucketField, plan.bucketing(), chunk),
+              DataExtent.overlapping(planned, bucketField, read.plan().bucketing(), chunk),
               recompute.deltaBase(),
               chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"),
               last);
@@ -288,27 +277,28 @@ final class RefreshRun {
       summary.put(FloeProperties.VIEW, view.name());
       summary.put(FloeProperties.VIEW_VERSION, view.version());
       summary.put(FloeProperties.VIEW_REVISION, Long.toString(revision));
-      summary.put(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(snapshot.snapshotId()));
+      summary.put(FloeProperties.SOURCE_SNAPSHOT_ID, Long.toString(read.snapshot().snapshotId()));
       summary.put(FloeProperties.SOURCE_TABLE, view.source().toString());
       summary.put(FloeProperties.REFRESH_MODE, recompute.mode().label());
       summary.put(FloeProperties.ROWS_WRITTEN, Long.toString(written.rowsWritten()));
       summary.put(FloeProperties.ROWS_REPLACED, Long.toString(written.rowsReplaced()));
-      if (request.originCommittedAt() != null) {
-        summary.put(FloeProperties.SOURCE_COMMITTED_AT, Long.toString(request.originCommittedAt()));
+      if (read.request().originCommittedAt() != null) {
+        summary.put(
+            FloeProperties.SOURCE_COMMITTED_AT, Long.toString(read.request().originCommittedAt()));
       }
       if (last) {
         summary.put(FloeProperties.DIRTY_BUCKETS, dirty.format());
-        summary.put(FloeProperties.SOURCE_COLUMNS, reads.format());
-        if (!dimensionStates.isEmpty()) {
-          summary.put(FloeProperties.DIMENSION_STATES, dimensionStates.format());
+        summary.put(FloeProperties.SOURCE_COLUMNS, read.reads().format());
+        if (!read.dimensionStates().isEmpty()) {
+          summary.put(FloeProperties.DIMENSION_STATES, read.dimensionStates().format());
         }
         summary.putAll(
             EngineMetadata.complete(
                 view.target(),
                 view.source(),
-                source.uuid().toString(),
-                snapshot.snapshotId(),
-                dimensionStates,
+                read.source().uuid().toString(),
+                read.snapshot().snapshotId(),
+                read.dimensionStates(),
                 revision,
                 startedAt));
       } else {
@@ -350,7 +340,7 @@ final class RefreshRun {
           view.name(),
           recompute.mode().label(),
           committed,
-          snapshot.snapshotId(),
+          read.snapshot().snapshotId(),
           chunk.ranges() + (chunk.nullBucket() ? " + null" : ""),
           written.rowsWritten(),
           written.rowsReplaced(),
@@ -373,7 +363,7 @@ final class RefreshRun {
         recompute.reason(),
         dirty,
         bucketType,
-        SourceSnapshot.of(source, snapshot),
+        SourceSnapshot.of(read.source(), read.snapshot()),
         new RefreshOutcome.Target(
             target.uuid().toString(),
             targetSnapshotId,
