@@ -388,51 +388,55 @@ class ViewScanTest {
       })
   void shouldEqualTheOracleWithAColumnarWhereOfEachKind(String where) throws InvalidViewException {
     // Given a table with nulls in every column, and a view whose WHERE the columnar filter covers
-    Table table = typesTable("timestamptz");
     String query =
         "SELECT s, date_trunc('hour', b) AS h, count(*) AS n, sum(l) AS sl, max(d) AS maxd,"
             + " min(i) AS mini FROM lake.market.t WHERE "
             + where
             + " GROUP BY 1, 2";
-    View view = View.of(table, bound(table, query));
-    assertThat(view.query().aggregateInput().isColumnar()).as("columnar").isTrue();
 
     // When its buckets are recomputed, the WHERE evaluated over the batch vectors
     // Then the rows are the oracle's
-    assertMatchesOracle(table, query, BucketRangeSet.of(all()), true, 2);
+    assertWhereMatchesOracle("timestamptz", query, true);
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"s LIKE 's%' AND i > 0", "i + l > 100", "upper(s) = 'S1' OR flag"})
   void shouldEqualTheOracleWithAWhereLeftToTheRowPath(String where) throws InvalidViewException {
     // Given a view whose WHERE the columnar filter does not cover
-    Table table = typesTable("timestamptz");
     String query =
         "SELECT s, date_trunc('hour', b) AS h, count(*) AS n, sum(l) AS sl"
             + " FROM lake.market.t WHERE "
             + where
             + " GROUP BY 1, 2";
-    View view = View.of(table, bound(table, query));
-    assertThat(view.query().aggregateInput().isColumnar()).as("columnar").isFalse();
 
     // When its buckets are recomputed, a boxed row at a time
     // Then the rows are the oracle's all the same
-    assertMatchesOracle(table, query, BucketRangeSet.of(all()), true, 2);
+    assertWhereMatchesOracle("timestamptz", query, false);
   }
 
   @Test
   void shouldEqualTheOracleWithAColumnarWhereAtNanosecondPrecision() throws InvalidViewException {
     // Given nanosecond timestamps, and a WHERE that tells nanoseconds apart
-    Table table = typesTable("timestamp_ns");
     String query =
         "SELECT s, date_trunc('hour', b) AS h, count(*) AS n"
             + " FROM lake.market.t WHERE b > TIMESTAMP '2026-04-09 12:00:00.000000003'"
             + " OR b = TIMESTAMP '2026-04-08 06:00:00.000000002' GROUP BY 1, 2";
-    View view = View.of(table, bound(table, query));
-    assertThat(view.query().aggregateInput().isColumnar()).as("columnar").isTrue();
 
     // When its buckets are recomputed
     // Then the rows are the oracle's
+    assertWhereMatchesOracle("timestamp_ns", query, true);
+  }
+
+  /**
+   * Recomputes every bucket of {@code query} over the types table with its bucket column of type
+   * {@code bucketType}, asserting first whether the columnar filter covers its WHERE, then that the
+   * rows are the oracle's.
+   */
+  private void assertWhereMatchesOracle(String bucketType, String query, boolean columnar)
+      throws InvalidViewException {
+    Table table = typesTable(bucketType);
+    View view = View.of(table, bound(table, query));
+    assertThat(view.query().aggregateInput().isColumnar()).as("columnar").isEqualTo(columnar);
     assertMatchesOracle(table, query, BucketRangeSet.of(all()), true, 2);
   }
 
