@@ -9,8 +9,8 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 
 /**
- * What a refresh did. Built by its named factories: {@link #committed}, {@link #alreadyApplied},
- * {@link #skipped}.
+ * What a refresh did. Built by its named factories: {@link #committed}, {@link #skipped}, and
+ * {@link #reportedLate} for a refresh an earlier run committed.
  *
  * @param status whether it committed, found its change already applied, found the target past the
  *     requested source snapshot, or found its pinned snapshot gone from the source's history
@@ -129,33 +129,6 @@ public record RefreshOutcome(
   }
 
   /**
-   * A refresh an earlier run committed, in {@code target}'s snapshot, and crashed before it could
-   * report it: what that run did, as its commits recorded it.
-   */
-  public static RefreshOutcome alreadyApplied(
-      RefreshId refreshId,
-      Mode mode,
-      String reason,
-      DirtyBuckets recomputed,
-      BucketColumnType bucketType,
-      SourceSnapshot source,
-      Target target,
-      Work work) {
-    return new RefreshOutcome(
-        Status.ALREADY_APPLIED,
-        mode,
-        reason,
-        refreshId,
-        recomputed,
-        bucketType,
-        source,
-        target,
-        work,
-        null,
-        RequestCounts.NONE);
-  }
-
-  /**
    * A refresh that computed nothing: {@code status} says why (its change already applied with what
    * it did no longer known, the target ahead, the pin stale); {@code target} is as it was found.
    */
@@ -204,36 +177,41 @@ public record RefreshOutcome(
       long rowsWritten,
       long durationMs) {}
 
+  /**
+   * This outcome as a later run reports it: the refresh was committed by an earlier run, which
+   * crashed before it could report it.
+   */
+  public RefreshOutcome reportedLate() {
+    return with(Status.ALREADY_APPLIED, target, compaction, requests);
+  }
+
   /** This outcome, with the compaction that ran after it and the metadata file it left. */
   public RefreshOutcome withCompaction(Compaction done, String metadataLocation) {
-    return new RefreshOutcome(
-        status,
-        mode,
-        reason,
-        refreshId,
-        recomputed,
-        bucketType,
-        source,
-        new Target(target.tableUuid(), target.snapshotId(), target.committedAt(), metadataLocation),
-        work,
-        done,
-        requests);
+    Target compacted =
+        new Target(target.tableUuid(), target.snapshotId(), target.committedAt(), metadataLocation);
+    return with(status, compacted, done, requests);
   }
 
   /** This outcome, with the object-store requests the refresh made. */
   public RefreshOutcome withRequests(RequestCounts counted) {
+    return with(status, target, compaction, counted);
+  }
+
+  /** This outcome with another status, target, compaction and request counts. */
+  private RefreshOutcome with(
+      Status newStatus, Target newTarget, Compaction newCompaction, RequestCounts newRequests) {
     return new RefreshOutcome(
-        status,
+        newStatus,
         mode,
         reason,
         refreshId,
         recomputed,
         bucketType,
         source,
-        target,
+        newTarget,
         work,
-        compaction,
-        counted);
+        newCompaction,
+        newRequests);
   }
 
   /** How a refresh ended. */

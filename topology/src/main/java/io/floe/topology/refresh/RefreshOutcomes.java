@@ -74,15 +74,16 @@ record RefreshOutcomes(
     } catch (IllegalArgumentException e) {
       recomputed = DirtyBuckets.all(reason);
     }
-    return RefreshOutcome.alreadyApplied(
-        id,
-        mode,
-        reason,
-        recomputed,
-        plan.bucketing().columnType(),
-        SourceSnapshot.of(source, pinned),
-        RefreshOutcome.Target.of(target, last),
-        RefreshOutcome.Work.recorded(rowsWritten, rowsReplaced, added, removed));
+    return RefreshOutcome.committed(
+            id,
+            mode,
+            reason,
+            recomputed,
+            plan.bucketing().columnType(),
+            SourceSnapshot.of(source, pinned),
+            RefreshOutcome.Target.of(target, last),
+            RefreshOutcome.Work.recorded(rowsWritten, rowsReplaced, added, removed))
+        .reportedLate();
   }
 
   private static ChunkId chunkOf(Snapshot snapshot) {
