@@ -47,18 +47,39 @@ public final class Vectors {
     public abstract void move(int from, int to);
   }
 
-  public static final class LongVector extends Vector {
-    public final long[] values = new long[BATCH];
+  /** A vector of primitive values, with a null flag per row beside them. */
+  public abstract static class PrimitiveVector extends Vector {
     public final boolean[] nulls = new boolean[BATCH];
-    public final LongKind kind;
-
-    public LongVector(LongKind kind) {
-      this.kind = kind;
-    }
 
     @Override
     public boolean isNull(int row) {
       return nulls[row];
+    }
+
+    @Override
+    public void setNull(int row) {
+      nulls[row] = true;
+    }
+
+    @Override
+    public void set(int row, Object value) {
+      if (value == null) {
+        nulls[row] = true;
+      } else {
+        setNumber(row, (Number) value);
+      }
+    }
+
+    /** Sets a value that is not null. */
+    abstract void setNumber(int row, Number value);
+  }
+
+  public static final class LongVector extends PrimitiveVector {
+    public final long[] values = new long[BATCH];
+    public final LongKind kind;
+
+    public LongVector(LongKind kind) {
+      this.kind = kind;
     }
 
     @Override
@@ -79,23 +100,14 @@ public final class Vectors {
       return values[row];
     }
 
-    @Override
-    public void setNull(int row) {
-      nulls[row] = true;
-    }
-
     public void set(int row, long value) {
       values[row] = value;
       nulls[row] = false;
     }
 
     @Override
-    public void set(int row, Object value) {
-      if (value == null) {
-        nulls[row] = true;
-      } else {
-        set(row, ((Number) value).longValue());
-      }
+    void setNumber(int row, Number value) {
+      set(row, value.longValue());
     }
 
     @Override
@@ -105,14 +117,8 @@ public final class Vectors {
     }
   }
 
-  public static final class DoubleVector extends Vector {
+  public static final class DoubleVector extends PrimitiveVector {
     public final double[] values = new double[BATCH];
-    public final boolean[] nulls = new boolean[BATCH];
-
-    @Override
-    public boolean isNull(int row) {
-      return nulls[row];
-    }
 
     @Override
     public Object get(int row) {
@@ -129,23 +135,14 @@ public final class Vectors {
       return values[row];
     }
 
-    @Override
-    public void setNull(int row) {
-      nulls[row] = true;
-    }
-
     public void set(int row, double value) {
       values[row] = value;
       nulls[row] = false;
     }
 
     @Override
-    public void set(int row, Object value) {
-      if (value == null) {
-        nulls[row] = true;
-      } else {
-        set(row, ((Number) value).doubleValue());
-      }
+    void setNumber(int row, Number value) {
+      set(row, value.doubleValue());
     }
 
     @Override
