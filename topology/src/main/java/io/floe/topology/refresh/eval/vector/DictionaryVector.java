@@ -1,7 +1,6 @@
 package io.floe.topology.refresh.eval.vector;
 
 import io.floe.topology.refresh.eval.vector.Vectors.Vector;
-import java.util.function.Predicate;
 
 /**
  * A string column of a batch, as ids into the dictionary of the column chunk the batch was read
@@ -12,8 +11,8 @@ import java.util.function.Predicate;
  *
  * <p>What is computed once per dictionary entry instead of once per row goes through the ids: a
  * group key maps each id to its group key once per chunk, and a predicate is answered once per
- * entry by {@link #matchIds}. A batch's ids all refer to one dictionary: readers fill a batch from
- * one row group. {@link #get} returns one instance per dictionary entry.
+ * entry ({@link DictionaryEncoded}). A batch's ids all refer to one dictionary: readers fill a
+ * batch from one row group. {@link #get} returns one instance per dictionary entry.
  */
 public final class DictionaryVector extends Vector implements DictionaryEncoded {
 
@@ -45,19 +44,6 @@ public final class DictionaryVector extends Vector implements DictionaryEncoded 
   /** The dictionary of the column chunk the next rows' ids refer to. */
   public void setDictionary(String[] entries) {
     this.dictionary = entries;
-  }
-
-  /**
-   * Whether each dictionary entry matches {@code predicate}, by id, each entry tested once: a row
-   * whose id is an index {@code id} matches when {@code result[id]} is true; a row with id {@link
-   * #VALUE} is to be tested on its value, and a {@link #NULL} row has none.
-   */
-  public boolean[] matchIds(Predicate<? super String> predicate) {
-    boolean[] matched = new boolean[dictionary.length];
-    for (int id = 0; id < matched.length; id++) {
-      matched[id] = predicate.test(dictionary[id]);
-    }
-    return matched;
   }
 
   @Override
