@@ -67,7 +67,10 @@ public final class FloeService implements AutoCloseable {
   private final ExecutorService scans;
   private final ExecutorService remoteReads;
   private final ExecutorService remoteCommits;
-  // Reads of tables on a remote store on remoteReads, their commits' manifests on remoteCommits.
+  private final ExecutorService manifestWorkers;
+  // Reads of tables on a remote store on remoteReads, their commits' manifests on remoteCommits,
+  // the large manifest work of local tables on manifestWorkers: pools the service shuts down after
+  // the refreshes, where Iceberg's own worker pool shuts down as soon as the JVM exits.
   private final ManifestWork manifests;
   private final GlobalDeadLetters globalDeadLetters;
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -105,7 +108,10 @@ public final class FloeService implements AutoCloseable {
     this.scans = ViewScan.newExecutor();
     this.remoteReads = ManifestWork.newRemoteReadsPool();
     this.remoteCommits = ManifestWork.newRemoteCommitsPool();
-    this.manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteCommits);
+    this.manifestWorkers = ManifestWork.newWorkerPool();
+    this.manifests =
+        ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteCommits)
+            .withWorkerPool(manifestWorkers);
     this.executor =
         new RefreshExecutor(
             new ViewRefresher(
@@ -387,6 +393,7 @@ public final class FloeService implements AutoCloseable {
       io.shutdownNow(); // Before the pool its detections read ahead on.
       remoteReads.shutdownNow();
       remoteCommits.shutdownNow();
+      manifestWorkers.shutdownNow();
       catalogs.close();
     } catch (Exception e) {
       LOG.warn("Error while stopping", e);
