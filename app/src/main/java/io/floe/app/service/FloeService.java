@@ -78,6 +78,7 @@ public final class FloeService implements AutoCloseable {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final StartupPhases startup = new StartupPhases();
+  private final StreamsSettled settled = new StreamsSettled();
   private int partitions;
   private KafkaStreams streams;
   private HttpApi http;
@@ -201,6 +202,7 @@ public final class FloeService implements AutoCloseable {
     streams.setStateListener(
         (now, before) -> {
           LOG.info("Kafka Streams {} -> {}", before, now);
+          settled.changed(now);
           if (now == KafkaStreams.State.RUNNING) {
             startup
                 .running()
@@ -243,10 +245,11 @@ public final class FloeService implements AutoCloseable {
 
   /**
    * Warms the engine up ({@link EngineWarmup}) on a thread of its own once Kafka Streams runs, so
-   * that it costs readiness nothing, in rounds taken only while no refresh has run for {@link
-   * #WARM_UP_QUIET}: a restarted instance catches up first (the warm-up of a new JVM shared 2 cores
-   * with the catch-up for 18-50 s), and an instance whose refreshes never pause warms up through
-   * them. A failure costs only the warm-up.
+   * that it costs readiness nothing, in rounds taken only while no refresh has run and Kafka
+   * Streams has run without a rebalance for {@link #WARM_UP_QUIET} ({@link StreamsSettled}): a
+   * restarted instance catches up first (the warm-up of a new JVM shared 2 cores with the catch-up
+   * for 18-50 s), and an instance whose refreshes never pause warms up through them. A failure
+   * costs only the warm-up.
    */
   private void warmUp() {
     int rows = config.getInt(FloeConfig.WARM_UP_ROWS);
@@ -263,13 +266,16 @@ public final class FloeService implements AutoCloseable {
                     rows,
                     () -> {
                       long from = System.nanoTime();
-                      executor.awaitQuiet(WARM_UP_QUIET);
+                      do {
+                        settled.awaitRunningFor(WARM_UP_QUIET);
+                        executor.awaitQuiet(WARM_UP_QUIET);
+                      } while (!settled.hasRunFor(WARM_UP_QUIET));
                       waited[0] += System.nanoTime() - from;
                     });
                 long total = System.nanoTime() - begin;
                 LOG.info(
                     "Engine warmed up on {} synthetic rows in {} ms, after {} ms of waiting for"
-                        + " the refreshes to pause",
+                        + " the refreshes and the group to pause",
                     rows,
                     TimeUnit.NANOSECONDS.toMillis(total - waited[0]),
                     TimeUnit.NANOSECONDS.toMillis(waited[0]));
