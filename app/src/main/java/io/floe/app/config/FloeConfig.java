@@ -290,8 +290,10 @@ public final class FloeConfig extends AbstractConfig {
                   + " refreshes a view over in memory, on a thread of its own, so that its first"
                   + " large refresh finds the engine's code compiled (a backfill's first chunk in"
                   + " a new JVM ran 5-6x slower than the next ones). It runs in 8 rounds, each"
-                  + " once no refresh has run for 2 s, so that it never delays the refreshes a"
-                  + " restarted instance catches up with. 0 turns the warm-up off.")
+                  + " once no refresh has run and Kafka Streams has run without a rebalance for"
+                  + " 2 s, so that it never delays the refreshes a restarted instance catches up"
+                  + " with or the first ones of the tasks a rebalance hands it. 0 turns the"
+                  + " warm-up off.")
           .define(
               REFRESH_MAX_BACKOFF_MS,
               Type.LONG,

@@ -41,6 +41,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.state.HostInfo;
+import org.rocksdb.RocksDB;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,13 +68,17 @@ public final class FloeService implements AutoCloseable {
   private final ExecutorService scans;
   private final ExecutorService remoteReads;
   private final ExecutorService remoteCommits;
-  // Reads of tables on a remote store on remoteReads, their commits' manifests on remoteCommits.
+  private final ExecutorService manifestWorkers;
+  // Reads of tables on a remote store on remoteReads, their commits' manifests on remoteCommits,
+  // the large manifest work of local tables on manifestWorkers: pools the service shuts down after
+  // the refreshes, where Iceberg's own worker pool shuts down as soon as the JVM exits.
   private final ManifestWork manifests;
   private final GlobalDeadLetters globalDeadLetters;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final StartupPhases startup = new StartupPhases();
+  private final StreamsSettled settled = new StreamsSettled();
   private int partitions;
   private KafkaStreams streams;
   private HttpApi http;
@@ -81,6 +86,7 @@ public final class FloeService implements AutoCloseable {
   private CommitNotices notices;
   private ViewsFileWatcher watcher;
   private volatile Thread warmUpThread;
+  private volatile CompletableFuture<Void> storesLibrary;
 
   /**
    * A service for {@code config}, not started yet.
@@ -105,7 +111,10 @@ public final class FloeService implements AutoCloseable {
     this.scans = ViewScan.newExecutor();
     this.remoteReads = ManifestWork.newRemoteReadsPool();
     this.remoteCommits = ManifestWork.newRemoteCommitsPool();
-    this.manifests = ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteCommits);
+    this.manifestWorkers = ManifestWork.newWorkerPool();
+    this.manifests =
+        ManifestWork.overlappingRemoteReadsOn(remoteReads, remoteCommits)
+            .withWorkerPool(manifestWorkers);
     this.executor =
         new RefreshExecutor(
             new ViewRefresher(
@@ -150,13 +159,15 @@ public final class FloeService implements AutoCloseable {
     String fileText = file == null ? null : ViewsFile.read(file);
     List<ViewDefinition> fileViews =
         file == null ? null : ViewsFile.parse(file.toString(), fileText);
+    preloadStoresLibrary();
     commands = new ViewCommands(config.clientProperties(), config.topics(), config.serdes());
     // The HTTP server starts while the topics are set up: the one waits for the broker, the other
     // loads the web server's classes, and only Kafka Streams needs both.
     CompletableFuture<HttpApi> httpStart =
         httpAccess == null
             ? CompletableFuture.completedFuture(null)
-            : CompletableFuture.supplyAsync(this::startHttp, FloeService::startThread);
+            : CompletableFuture.supplyAsync(
+                this::startHttp, runnable -> startThread(runnable, "floe-http-start"));
     try (Admin admin = Admin.create(config.clientProperties())) {
       partitions = TopicSetup.ensure(admin, config);
     } catch (RuntimeException | InterruptedException e) {
@@ -191,6 +202,7 @@ public final class FloeService implements AutoCloseable {
     streams.setStateListener(
         (now, before) -> {
           LOG.info("Kafka Streams {} -> {}", before, now);
+          settled.changed(now);
           if (now == KafkaStreams.State.RUNNING) {
             startup
                 .running()
@@ -233,10 +245,11 @@ public final class FloeService implements AutoCloseable {
 
   /**
    * Warms the engine up ({@link EngineWarmup}) on a thread of its own once Kafka Streams runs, so
-   * that it costs readiness nothing, in rounds taken only while no refresh has run for {@link
-   * #WARM_UP_QUIET}: a restarted instance catches up first (the warm-up of a new JVM shared 2 cores
-   * with the catch-up for 18-50 s), and an instance whose refreshes never pause warms up through
-   * them. A failure costs only the warm-up.
+   * that it costs readiness nothing, in rounds taken only while no refresh has run and Kafka
+   * Streams has run without a rebalance for {@link #WARM_UP_QUIET} ({@link StreamsSettled}): a
+   * restarted instance catches up first (the warm-up of a new JVM shared 2 cores with the catch-up
+   * for 18-50 s), and an instance whose refreshes never pause warms up through them. A failure
+   * costs only the warm-up.
    */
   private void warmUp() {
     int rows = config.getInt(FloeConfig.WARM_UP_ROWS);
@@ -253,13 +266,16 @@ public final class FloeService implements AutoCloseable {
                     rows,
                     () -> {
                       long from = System.nanoTime();
-                      executor.awaitQuiet(WARM_UP_QUIET);
+                      do {
+                        settled.awaitRunningFor(WARM_UP_QUIET);
+                        executor.awaitQuiet(WARM_UP_QUIET);
+                      } while (!settled.hasRunFor(WARM_UP_QUIET));
                       waited[0] += System.nanoTime() - from;
                     });
                 long total = System.nanoTime() - begin;
                 LOG.info(
                     "Engine warmed up on {} synthetic rows in {} ms, after {} ms of waiting for"
-                        + " the refreshes to pause",
+                        + " the refreshes and the group to pause",
                     rows,
                     TimeUnit.NANOSECONDS.toMillis(total - waited[0]),
                     TimeUnit.NANOSECONDS.toMillis(waited[0]));
@@ -304,8 +320,32 @@ public final class FloeService implements AutoCloseable {
         config.maxStaleness());
   }
 
-  private static void startThread(Runnable runnable) {
-    Thread thread = new Thread(runnable, "floe-http-start");
+  /**
+   * Loads RocksDB's native library on a thread of its own, while the topics are set up and the
+   * views file is read. Kafka Streams would load it when it opens its first store, on the stream
+   * thread, between the group's assignment and RUNNING: RocksDB then extracts a native library of
+   * tens of MiB from its jar into the temporary directory and links it, 0.3 s of a start on a quiet
+   * machine and seconds on a busy one. Kafka Streams' own load waits for this one; should this
+   * fail, Kafka Streams fails the same way when it opens that store.
+   */
+  private void preloadStoresLibrary() {
+    storesLibrary =
+        CompletableFuture.runAsync(
+                RocksDB::loadLibrary, runnable -> startThread(runnable, "floe-rocksdb-load"))
+            .exceptionally(
+                error -> {
+                  LOG.debug("Cannot preload RocksDB's native library", error);
+                  return null;
+                });
+  }
+
+  /** RocksDB's native library loaded ahead of Kafka Streams' first store, once started. */
+  CompletableFuture<Void> storesLibrary() {
+    return storesLibrary;
+  }
+
+  private static void startThread(Runnable runnable, String name) {
+    Thread thread = new Thread(runnable, name);
     thread.setDaemon(true);
     thread.start();
   }
@@ -387,6 +427,7 @@ public final class FloeService implements AutoCloseable {
       io.shutdownNow(); // Before the pool its detections read ahead on.
       remoteReads.shutdownNow();
       remoteCommits.shutdownNow();
+      manifestWorkers.shutdownNow();
       catalogs.close();
     } catch (Exception e) {
       LOG.warn("Error while stopping", e);

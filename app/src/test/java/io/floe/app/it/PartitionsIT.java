@@ -14,6 +14,7 @@ import java.util.Random;
 import org.apache.iceberg.Table;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,6 +44,28 @@ class PartitionsIT {
   @AfterEach
   void tearDown() throws Exception {
     floe.close();
+  }
+
+  @Test
+  void shouldRunAfterASingleRebalanceOnAnApplicationsFirstStart() throws Exception {
+    // Given an application that has never run: none of its topics exist
+
+    // When its first instance starts
+    FloeService service = floe.start("a");
+
+    // Then Kafka Streams runs after the group's first rebalance: its dirty-buckets topic existed
+    // when the consumer joined (created by the rebalance's leader, it changed the joined metadata
+    // and the group rebalanced once more before it ran)
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(60))
+        .until(() -> service.streams().state() == KafkaStreams.State.RUNNING);
+    double rebalances =
+        service.streams().metrics().values().stream()
+            .filter(metric -> metric.metricName().name().equals("rebalance-total"))
+            .filter(metric -> metric.metricName().group().equals("consumer-coordinator-metrics"))
+            .mapToDouble(metric -> ((Number) metric.metricValue()).doubleValue())
+            .sum();
+    assertThat(rebalances).isEqualTo(1.0);
   }
 
   @Test

@@ -59,6 +59,39 @@ class FloeServiceStartTest {
     }
   }
 
+  @Test
+  void shouldLoadTheStoresNativeLibraryWhileTheTopicsWaitForTheBroker() throws Exception {
+    // Given a service whose broker does not answer, so that setting up its topics waits
+    Properties p = new Properties();
+    p.setProperty("bootstrap.servers", "127.0.0.1:" + freePort());
+    p.setProperty("default.api.timeout.ms", "20000");
+    p.setProperty("request.timeout.ms", "20000");
+    p.setProperty("floe.catalog.lake.type", "jdbc");
+    p.setProperty("floe.catalog.lake.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"));
+    p.setProperty(FloeConfig.HTTP_ENABLED, "false");
+    p.setProperty("state.dir", dir.resolve("state").toString());
+    try (FloeService service = new FloeService(FloeConfig.of(p, dir))) {
+
+      // When it starts
+      CompletableFuture<Void> start =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  service.start();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+
+      // Then RocksDB's native library is loaded before Kafka Streams exists, off the stream
+      // thread that would load it when it opens its first store
+      await().atMost(Duration.ofSeconds(15)).until(() -> service.storesLibrary() != null);
+      assertThat(service.storesLibrary()).succeedsWithin(Duration.ofSeconds(15));
+      assertThat(start).isNotDone();
+      assertThat(service.streams()).isNull();
+    }
+  }
+
   private static int status(HttpClient http, int port, String path) throws InterruptedException {
     try {
       return http.send(

@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.apache.iceberg.ExpireSnapshots;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Scan;
 import org.apache.iceberg.Snapshot;
@@ -51,6 +52,13 @@ public final class ManifestWork {
   /** Manifests at most that are read on the calling thread; more go to the worker pool. */
   public static final int CALLING_THREAD_MAX_MANIFESTS = 16;
 
+  /**
+   * Iceberg's shared worker pool, for the tools and tests that own no pool ({@link #LOCAL_READS});
+   * the service gives a pool of its own ({@link #withWorkerPool}).
+   */
+  private static final ExecutorService ICEBERG_WORKER_POOL =
+      new Forwarding(task -> ThreadPools.getWorkerPool().execute(RequestStage.propagating(task)));
+
   /** Reads every table's manifests as a local table's: no pool of remote reads. */
   public static final ManifestWork LOCAL_READS = new ManifestWork(null, null, null);
 
@@ -60,15 +68,28 @@ public final class ManifestWork {
   /** The name of the threads of the pool of remote commits, before their number. */
   private static final String REMOTE_COMMITS_THREADS = "floe-remote-commits";
 
+  /** The name of the threads of a worker pool of Floe's own, before their number. */
+  private static final String WORKER_THREADS = "floe-manifests";
+
   private final Executor remoteReads;
   private final ExecutorService remoteManifests;
   private final ExecutorService remoteCommits;
+  private final ExecutorService workers;
 
   private ManifestWork(
       Executor remoteReads, ExecutorService remoteManifests, ExecutorService remoteCommits) {
+    this(remoteReads, remoteManifests, remoteCommits, ICEBERG_WORKER_POOL);
+  }
+
+  private ManifestWork(
+      Executor remoteReads,
+      ExecutorService remoteManifests,
+      ExecutorService remoteCommits,
+      ExecutorService workers) {
     this.remoteReads = remoteReads;
     this.remoteManifests = remoteManifests;
     this.remoteCommits = remoteCommits;
+    this.workers = workers;
   }
 
   /**
@@ -94,6 +115,41 @@ public final class ManifestWork {
    */
   public static ExecutorService newRemoteReadsPool() {
     return ThreadPools.newFixedThreadPool(REMOTE_READS_THREADS, StorageKind.REMOTE_READS);
+  }
+
+  /**
+   * A new pool for the manifests of large scans and commits of tables on local files, and for the
+   * plans of snapshot expiries, where Iceberg would use its shared worker pool: of {@link
+   * ThreadPools#WORKER_THREAD_POOL_SIZE} daemon threads named {@code floe-manifests-N}, whose
+   * threads start with the first tasks. The caller shuts it down ({@link #withWorkerPool}).
+   */
+  public static ExecutorService newWorkerPool() {
+    return ThreadPools.newFixedThreadPool(WORKER_THREADS, ThreadPools.WORKER_THREAD_POOL_SIZE);
+  }
+
+  /**
+   * This, with the manifest work that would go to Iceberg's shared worker pool going to {@code
+   * pool} (made by {@link #newWorkerPool}) instead, its requests counted for the stage of the
+   * caller. Iceberg's pool is an "exiting" executor that its own JVM shutdown hook shuts down the
+   * moment the JVM begins to exit, beside Floe's own hook that is still closing Kafka Streams and
+   * waiting for the refreshes in flight: their manifest work was then rejected ({@code
+   * RejectedExecutionException}). A pool of the service's is shut down by the service, after the
+   * refreshes that use it. The pool stays the caller's to shut down.
+   */
+  public ManifestWork withWorkerPool(ExecutorService pool) {
+    return new ManifestWork(
+        remoteReads,
+        remoteManifests,
+        remoteCommits,
+        new Forwarding(task -> pool.execute(RequestStage.propagating(task))));
+  }
+
+  /**
+   * The expiry, planning which files it may delete (reading the expired snapshots' manifests) on
+   * the worker pool of this ({@link #withWorkerPool}), or Iceberg's shared one without it.
+   */
+  public ExpireSnapshots expiry(ExpireSnapshots expire) {
+    return expire.planWith(workers);
   }
 
   /**
@@ -140,7 +196,7 @@ public final class ManifestWork {
       return scan.planWith(remoteManifests);
     }
     // Iceberg takes an executor as a scan's own only when it is not its worker pool itself.
-    return isLarge(table, snapshot) ? scan.planWith(WORKER_POOL) : scan;
+    return isLarge(table, snapshot) ? scan.planWith(workers) : scan;
   }
 
   /**
@@ -181,8 +237,8 @@ public final class ManifestWork {
     }
     return isLarge(table, base)
         ? update
-            .scanManifestsWith(WORKER_POOL)
-            .writeManifestsWith(WORKER_POOL, ThreadPools.WORKER_THREAD_POOL_SIZE)
+            .scanManifestsWith(workers)
+            .writeManifestsWith(workers, ThreadPools.WORKER_THREAD_POOL_SIZE)
         : update.scanManifestsWith(CALLING_THREAD).writeManifestsWith(CALLING_THREAD, 1);
   }
 
@@ -211,9 +267,6 @@ public final class ManifestWork {
   }
 
   private static final ExecutorService CALLING_THREAD = new Forwarding(Runnable::run);
-
-  private static final ExecutorService WORKER_POOL =
-      new Forwarding(task -> ThreadPools.getWorkerPool().execute(RequestStage.propagating(task)));
 
   /**
    * An executor service that hands each task to an executor (the calling thread, before {@code

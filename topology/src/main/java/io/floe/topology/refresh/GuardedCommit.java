@@ -159,10 +159,12 @@ final class GuardedCommit {
   }
 
   /**
-   * Expires the target's snapshots as {@code expiry} configures it; the bookmark stays. Expiring
-   * again what an unknown commit expired expires nothing more, so such a commit is made again.
+   * Expires the target's snapshots as {@code expiry} configures it, planned on the worker pool of
+   * {@code manifests} ({@link ManifestWork#expiry}); the bookmark stays. Expiring again what an
+   * unknown commit expired expires nothing more, so such a commit is made again.
    */
-  static void expire(Table target, CommitGuard guard, Consumer<ExpireSnapshots> expiry) {
+  static void expire(
+      Table target, CommitGuard guard, Consumer<ExpireSnapshots> expiry, ManifestWork manifests) {
     apply(
         target,
         ManifestWork.LOCAL_READS,
@@ -170,7 +172,7 @@ final class GuardedCommit {
         guard,
         UnaryOperator.identity(),
         guarded -> {
-          ExpireSnapshots expire = guarded.expireSnapshots();
+          ExpireSnapshots expire = manifests.expiry(guarded.expireSnapshots());
           expiry.accept(expire);
           expire.commit();
         },

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import java.util.Map;
 import org.apache.iceberg.Snapshot;
@@ -53,7 +54,7 @@ final class TargetMaintenance {
    *
    * @return the number of snapshots expired
    */
-  static int afterRefresh(Table target, CompiledView view, long nowMillis) {
+  static int afterRefresh(Table target, CompiledView view, long nowMillis, ManifestWork manifests) {
     try {
       Map<String, String> properties = target.properties();
       long maxAge =
@@ -75,7 +76,8 @@ final class TargetMaintenance {
       GuardedCommit.expire(
           target,
           CommitGuard.of(Bookmark.of(target).expected(), view),
-          expire -> expire.expireOlderThan(nowMillis - maxAge).retainLast(Math.max(1, minToKeep)));
+          expire -> expire.expireOlderThan(nowMillis - maxAge).retainLast(Math.max(1, minToKeep)),
+          manifests);
       int expired = count - countOf(target.snapshots());
       LOG.info("Expired {} snapshots of target {}", expired, target.name());
       return expired;

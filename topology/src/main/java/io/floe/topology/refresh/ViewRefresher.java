@@ -310,7 +310,7 @@ public final class ViewRefresher {
     try (RequestStage.Scope maintaining = RequestStage.MAINTAIN.enter()) {
       compaction =
           TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks, manifests);
-      TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis());
+      TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis(), manifests);
     }
     return compaction == null
         ? outcome

@@ -131,6 +131,71 @@ class ManifestWorkTest {
   }
 
   @Test
+  void shouldDoTheManifestWorkOfLargeScansCommitsAndExpiriesOnTheWorkerPoolItIsGiven()
+      throws Exception {
+    // Given a table of more manifests than the calling thread reads, and a worker pool of the
+    // service's that tells which of its threads ran a task
+    Table table = lake.createTrades("market", "trades");
+    table.updateProperties().set(TableProperties.MANIFEST_MERGE_ENABLED, "false").commit();
+    Random random = new Random(5);
+    for (int i = 0; i <= ManifestWork.CALLING_THREAD_MAX_MANIFESTS; i++) {
+      lake.append(table, lake.randomTrades(random, 5, "2026-04-0" + (1 + i % 9), 8, 9));
+    }
+    table.refresh();
+    assertThat(ManifestWork.isLarge(table, table.currentSnapshot())).isTrue();
+    Set<String> ran = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    ExecutorService pool =
+        new java.util.concurrent.ThreadPoolExecutor(
+            2,
+            2,
+            0,
+            TimeUnit.SECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(),
+            runnable -> {
+              Thread thread = new Thread(runnable, "service-pool");
+              thread.setDaemon(true);
+              return thread;
+            }) {
+          @Override
+          protected void beforeExecute(Thread thread, Runnable task) {
+            ran.add(stage);
+          }
+        };
+    ManifestWork manifests = ManifestWork.LOCAL_READS.withWorkerPool(pool);
+    try {
+      // When a scan plans, a commit commits and an expiry expires through it
+      stage = "scan";
+      try (CloseableIterable<FileScanTask> tasks =
+          manifests.scan(table.newScan(), table, table.currentSnapshot()).planFiles()) {
+        assertThat(tasks).hasSize(ManifestWork.CALLING_THREAD_MAX_MANIFESTS + 1);
+      }
+      stage = "commit";
+      List<DataFile> files =
+          TableWrites.write(table, lake.randomTrades(random, 5, "2026-04-02", 8, 9));
+      AppendFiles append = manifests.commit(table.newAppend(), table, table.currentSnapshot());
+      files.forEach(append::appendFile);
+      append.commit();
+      stage = "expiry";
+      table.refresh();
+      manifests
+          .expiry(table.expireSnapshots())
+          .expireOlderThan(table.currentSnapshot().timestampMillis() + 1)
+          .retainLast(1)
+          .commit();
+
+      // Then each ran its manifest work on that pool, not on Iceberg's shared worker pool, which
+      // its own JVM shutdown hook shuts down while the service still closes its refreshes
+      assertThat(ran).containsExactlyInAnyOrder("scan", "commit", "expiry");
+      table.refresh();
+      assertThat(table.snapshots()).hasSize(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private volatile String stage;
+
+  @Test
   void shouldCountTheRequestsOfACommitInTheWorkerPoolUnderTheCommitsStage() throws Exception {
     // Given a table of more manifests than the calling thread reads, on a counting FileIO
     java.util.Map<String, String> properties = new java.util.HashMap<>();
