@@ -195,12 +195,12 @@ public final class FileCaches {
   }
 
   /**
-   * The content of the small data or delete file at {@code location}, read whole by {@code read}
-   * unless cached, or the content of another thread's read of it in flight (the views of a source
-   * refresh at once, and read the same new file). Kept within the bound, apart from the contents
-   * {@link CountingFileIO} serves (a data file's cached content is no proof that it still exists);
-   * nothing is kept while the caches are off. A data file's path is written once (Iceberg never
-   * rewrites one in place), so it names one content.
+   * The content of the small data file at {@code location}, read whole by {@code read} unless
+   * cached, or the content of another thread's read of it in flight (the views of a source refresh
+   * at once, and read the same new file). Kept within the bound, apart from the contents {@link
+   * CountingFileIO} serves (a data file's cached content is no proof that it still exists); nothing
+   * is kept while the caches are off. A data file's path is written once (Iceberg never rewrites
+   * one in place), so it names one content.
    */
   public static byte[] smallFile(String location, Supplier<byte[]> read) {
     SmallFileKey key = new SmallFileKey(location);
