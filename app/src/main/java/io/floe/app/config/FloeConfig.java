@@ -337,10 +337,12 @@ public final class FloeConfig extends AbstractConfig {
               Range.atLeast(0),
               Importance.LOW,
               "Heap, in bytes, that Floe's one cache of files which never change once written"
-                  + " takes: the footers of Parquet data files, and the content of the table"
-                  + " metadata files, manifest lists and manifests of every catalog (up to 8 MiB a"
-                  + " file; of a larger one only its length), those Floe reads and those it writes,"
-                  + " which its commits and next refreshes read back. Each such file is read once"
+                  + " takes: the footers of Parquet data files, the data files of at most 64 KiB on"
+                  + " a remote store (each read whole with one request, footer and column chunks"
+                  + " together), and the content of the table metadata files, manifest lists and"
+                  + " manifests of every catalog (up to 8 MiB a file; of a larger one only its"
+                  + " length), those Floe reads and those it writes, which its commits and next"
+                  + " refreshes read back. Each such file is read once"
                   + " while it fits, instead of by every stage of every refresh: on an object store"
                   + " a read is a request. Iceberg's manifest cache stays off, except for a catalog"
                   + " whose FileIO Floe cannot wrap (catalog-impl without io-impl), which gets it"

@@ -3,6 +3,7 @@ package io.floe.dev.bench;
 import io.floe.testing.oracle.Oracle;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.CompiledView;
@@ -445,6 +446,7 @@ final class ReadersScenario {
               evaluator,
               new ViewScan.Scan(
                   trades.io(),
+                  StorageKind.of(trades),
                   schema,
                   tasks,
                   plan.requiredColumns(),

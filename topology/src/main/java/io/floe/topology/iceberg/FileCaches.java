@@ -13,6 +13,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -23,12 +24,13 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  * a refresh (resolve, detect, plan, read, and the target's commits), bounded by {@value
  * #BYTES_CONFIG}: the Parquet footers Floe's column reader reads, keyed by file path and length;
  * the content of the table metadata files, manifest lists and manifests {@link CountingFileIO}
- * reads or writes (up to {@link #contentLimit()} bytes a file), keyed by location; and, for such a
- * file too large to keep, only its length. A file's length comes from here, from its content or
- * that small entry, so that no HEAD precedes a read of a manifest list (table metadata does not
- * record its length, and Iceberg's Avro reader asks for it). A manifest is read once within the
- * bound, a footer and a metadata file too; a read on an object store costs a request of 10-50 ms
- * before its first byte, whatever its size.
+ * reads or writes (up to {@link #contentLimit()} bytes a file), keyed by location; for such a file
+ * too large to keep, only its length; and the content of the small data files the column reader
+ * reads whole on a remote store ({@link #smallFile}). A file's length comes from here, from its
+ * content or that small entry, so that no HEAD precedes a read of a manifest list (table metadata
+ * does not record its length, and Iceberg's Avro reader asks for it). A manifest is read once
+ * within the bound, a footer and a metadata file too; a read on an object store costs a request of
+ * 10-50 ms before its first byte, whatever its size.
  *
  * <p>Iceberg's own manifest cache ({@code io.manifest.cache-enabled}) stays off for the catalogs
  * whose FileIO Floe wraps: it would hold a second copy of the same manifests, and it is a poorer
@@ -62,9 +64,9 @@ public final class FileCaches {
    */
   private static final int CONTENT_OVERHEAD = 256;
 
-  // Footers (FooterKey -> ParquetMetadata), file contents (ContentKey -> byte[]) and the lengths
-  // of files too large to keep (ContentKey -> Long) share one bound, so that no kind's share is
-  // fixed in advance.
+  // Footers (FooterKey -> ParquetMetadata), file contents (ContentKey -> byte[]), the lengths of
+  // files too large to keep (ContentKey -> Long) and small data files (SmallFileKey -> byte[])
+  // share one bound, so that no kind's share is fixed in advance.
   private static volatile Cache<Object, Object> files = newCache(DEFAULT_BYTES);
   private static volatile long contentLimit = contentLimit(DEFAULT_BYTES);
 
@@ -153,19 +155,35 @@ public final class FileCaches {
    * @param location the FileIO's name of the file, under which the content is kept too
    */
   static byte[] readOnce(String path, String location, Supplier<byte[]> read) {
+    return readOnce(path, () -> content(path), read, bytes -> putContent(bytes, path, location));
+  }
+
+  /**
+   * The content of the file at {@code path}: {@code cached} if it gives one, else the content of
+   * the read of it in flight on another thread, else read by {@code read} and handed to {@code
+   * keep}.
+   */
+  private static byte[] readOnce(
+      String path, Supplier<byte[]> cached, Supplier<byte[]> read, Consumer<byte[]> keep) {
+    Supplier<byte[]> readAndKeep =
+        () -> {
+          byte[] bytes = read.get();
+          keep.accept(bytes);
+          return bytes;
+        };
     CompletableFuture<byte[]> mine = new CompletableFuture<>();
     CompletableFuture<byte[]> running = READING.putIfAbsent(path, mine);
     if (running != null) {
       try {
         return running.join();
       } catch (CompletionException | CancellationException e) {
-        return readAndKeep(path, location, read);
+        return readAndKeep.get();
       }
     }
     try {
       // A read that finished between this caller's look at the cache and now kept the content.
-      byte[] cached = content(path);
-      byte[] bytes = cached != null ? cached : readAndKeep(path, location, read);
+      byte[] known = cached.get();
+      byte[] bytes = known != null ? known : readAndKeep.get();
       mine.complete(bytes);
       return bytes;
     } catch (RuntimeException | Error e) {
@@ -176,10 +194,28 @@ public final class FileCaches {
     }
   }
 
-  private static byte[] readAndKeep(String path, String location, Supplier<byte[]> read) {
-    byte[] bytes = read.get();
-    putContent(bytes, path, location);
-    return bytes;
+  /**
+   * The content of the small data file at {@code location}, read whole by {@code read} unless
+   * cached, or the content of another thread's read of it in flight (the views of a source refresh
+   * at once, and read the same new file). Kept within the bound, apart from the contents {@link
+   * CountingFileIO} serves (a data file's cached content is no proof that it still exists); nothing
+   * is kept while the caches are off. A data file's path is written once (Iceberg never rewrites
+   * one in place), so it names one content.
+   */
+  public static byte[] smallFile(String location, Supplier<byte[]> read) {
+    SmallFileKey key = new SmallFileKey(location);
+    if (files.getIfPresent(key) instanceof byte[] cached) {
+      return cached;
+    }
+    return readOnce(
+        location,
+        () -> files.getIfPresent(key) instanceof byte[] bytes ? bytes : null,
+        read,
+        bytes -> {
+          if (bytes.length <= contentLimit) {
+            files.put(key, bytes);
+          }
+        });
   }
 
   /** The cached content of the file at {@code location}, or null. */
@@ -285,4 +321,6 @@ public final class FileCaches {
   private record FooterKey(String location, long length) {}
 
   private record ContentKey(String location) {}
+
+  private record SmallFileKey(String location) {}
 }

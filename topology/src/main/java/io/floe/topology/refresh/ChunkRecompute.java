@@ -133,6 +133,7 @@ final class ChunkRecompute {
               query,
               new ViewScan.Scan(
                   source.io(),
+                  sourceStorage,
                   schema,
                   files,
                   plan.requiredColumns(),

@@ -7,6 +7,7 @@ import io.floe.testing.oracle.OracleAssertions;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.CompiledView;
@@ -207,6 +208,7 @@ class NameMappingRefreshTest {
             CompiledQuery.compile(plan),
             new ViewScan.Scan(
                 legacy.io(),
+                StorageKind.LOCAL,
                 SCHEMA,
                 tasks,
                 plan.requiredColumns(),

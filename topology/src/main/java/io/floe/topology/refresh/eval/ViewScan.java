@@ -1,6 +1,7 @@
 package io.floe.topology.refresh.eval;
 
 import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.agg.PartialAggregation;
 import io.floe.topology.refresh.eval.join.DimensionTable;
 import io.floe.topology.refresh.eval.join.JoinProbe;
@@ -53,6 +54,8 @@ public final class ViewScan {
    * What to read.
    *
    * @param io the source table's file IO
+   * @param storage where the source's files are ({@link StorageKind#of(Table)}), which decides
+   *     whether a small file is read whole once and kept
    * @param schema the schema of the pinned snapshot, whose column positions index source rows
    * @param tasks the files planned from the pinned snapshot (the delta path: the appended ones)
    * @param columns the source columns the view reads ({@code ViewPlan#requiredColumns})
@@ -69,6 +72,7 @@ public final class ViewScan {
    */
   public record Scan(
       FileIO io,
+      StorageKind storage,
       Schema schema,
       List<FileScanTask> tasks,
       List<String> columns,
@@ -113,6 +117,7 @@ public final class ViewScan {
     ScanColumns columns =
         ScanColumns.of(
             scan.io(),
+            scan.storage(),
             scan.schema(),
             scan.columns(),
             scan.rowGroupFilter(),

@@ -7,6 +7,7 @@ import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.Oracle;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.ViewScanOracle.View;
 import io.floe.topology.refresh.eval.join.DimensionTable;
 import io.floe.topology.refresh.eval.join.DimensionTables;
@@ -334,6 +335,7 @@ class DimensionJoinScanTest {
     }
     return new ViewScan.Scan(
         trades.io(),
+        StorageKind.LOCAL,
         trades.schema(),
         tasks,
         view.plan().requiredColumns(),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.testing.IcebergFixture;
 import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.ViewScanOracle.View;
 import io.floe.topology.view.InvalidViewException;
 import java.nio.file.Path;
@@ -204,7 +205,14 @@ class TimestampPrecisionTest {
   /** Recomputes every bucket, checks which reader read the file, returns the output rows. */
   private List<Object[]> recompute(Table table, View view, Reader reader) {
     ViewScan.Result result =
-        ViewScanOracle.scan(table, view, BucketRangeSet.of(ViewScanOracle.all()), true, threads, 1);
+        ViewScanOracle.scan(
+            table,
+            view,
+            BucketRangeSet.of(ViewScanOracle.all()),
+            true,
+            StorageKind.LOCAL,
+            threads,
+            1);
     assertThat(result.stats().rowGroupsRead())
         .as("row groups read by the direct reader")
         .isEqualTo(reader == Reader.DIRECT ? 1 : 0);

@@ -4,6 +4,7 @@ import io.floe.testing.oracle.Oracle;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.iceberg.IcebergValues;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.sql.ViewQueryBinder;
@@ -44,12 +45,16 @@ final class ViewScanOracle {
     return new BucketRange(Long.MIN_VALUE, Long.MAX_VALUE);
   }
 
-  /** Recomputes {@code ranges} (and the null bucket when asked) from the current snapshot. */
+  /**
+   * Recomputes {@code ranges} (and the null bucket when asked) from the current snapshot, its files
+   * taken to be on {@code storage}.
+   */
   static ViewScan.Result scan(
       Table table,
       View view,
       BucketRangeSet ranges,
       boolean nullBucket,
+      StorageKind storage,
       Executor executor,
       int parallelism) {
     long snapshot = table.currentSnapshot().snapshotId();
@@ -72,6 +77,7 @@ final class ViewScanOracle {
         view.query(),
         new ViewScan.Scan(
             table.io(),
+            storage,
             table.schema(),
             tasks,
             view.plan().requiredColumns(),

@@ -7,6 +7,7 @@ import io.floe.testing.oracle.Oracle;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.iceberg.IcebergValues;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.ViewScanOracle.View;
 import io.floe.topology.view.InvalidViewException;
 import java.io.IOException;
@@ -69,6 +70,11 @@ class ViewScanTest {
   void tearDown() throws Exception {
     threads.shutdownNow();
     lake.close();
+  }
+
+  /** Where the recompute takes the tables' files to be: on local files here. */
+  StorageKind storage() {
+    return StorageKind.LOCAL;
   }
 
   private static final String SYMBOLS_QUERY =
@@ -601,7 +607,7 @@ class ViewScanTest {
       throws InvalidViewException {
     View view = View.of(table, bound(table, sql));
     ViewScan.Result result =
-        ViewScanOracle.scan(table, view, ranges, nullBucket, threads, parallelism);
+        ViewScanOracle.scan(table, view, ranges, nullBucket, storage(), threads, parallelism);
 
     assertThat(result.rows()).isNotEmpty();
     assertThat(ViewScanOracle.differenceFromOracle(table, view, result.rows(), ranges, nullBucket))
@@ -634,7 +640,7 @@ class ViewScanTest {
       }
     }
     ViewScan.Result result =
-        ViewScanOracle.scan(table, view, ranges, nullBucket, threads, parallelism);
+        ViewScanOracle.scan(table, view, ranges, nullBucket, storage(), threads, parallelism);
 
     List<Object[]> want = expected.results();
     assertThat(want).isNotEmpty();

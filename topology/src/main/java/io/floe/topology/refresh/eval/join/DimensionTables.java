@@ -3,6 +3,7 @@ package io.floe.topology.refresh.eval.join;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.scan.RecordBatches;
 import io.floe.topology.refresh.eval.scan.ScanColumns;
 import io.floe.topology.refresh.eval.vector.BatchSink;
@@ -194,6 +195,7 @@ public final class DimensionTables {
     ScanColumns columns =
         new ScanColumns(
             dimension.io(),
+            StorageKind.of(dimension),
             schema,
             projection,
             positions,

@@ -17,6 +17,8 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.inmemory.InMemoryInputFile;
+import org.apache.iceberg.io.IOUtil;
 import org.apache.iceberg.io.RangeReadable;
 import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
 import org.apache.iceberg.types.Type;
@@ -78,7 +80,7 @@ public final class ParquetBatches {
 
   /** Reads the task into {@code sink}, or returns null when the file needs the generic reader. */
   public static Read read(ScanColumns columns, FileScanTask task, BatchSink sink) {
-    org.apache.iceberg.io.InputFile input = columns.io().newInputFile(task.file());
+    org.apache.iceberg.io.InputFile input = inputFile(columns, task);
     org.apache.parquet.io.InputFile file = parquetFile(input);
     ParquetMetadata footer = footer(input, file, task);
     MessageType fileSchema = columns.withIds(footer.getFileMetaData().getSchema());
@@ -198,6 +200,47 @@ public final class ParquetBatches {
 
   /** Bytes of a file's end read for its footer in one request: most footers fit. */
   static final int FOOTER_TAIL_BYTES = 64 * 1024;
+
+  /**
+   * A data file no larger than this on a remote store is read whole, with the one request that
+   * reads its footer (a footer's tail read is the whole of such a file anyway), and kept in {@link
+   * FileCaches}: its column chunks then cost no request of their own, and a later refresh reading
+   * it none at all. A stream writes such files, and each refresh of a view that recomputes the
+   * buckets they hold reads every one of them again: a minute view over a commit every 200 ms read
+   * each file of its minute at each refresh, a ranged request per file. On local files nothing is
+   * kept: a read costs microseconds there.
+   */
+  static final int SMALL_FILE_BYTES = FOOTER_TAIL_BYTES;
+
+  /**
+   * The task's file, served from memory when it is a small file on a remote store ({@link
+   * #SMALL_FILE_BYTES}), read whole by one request the first time.
+   */
+  private static org.apache.iceberg.io.InputFile inputFile(ScanColumns columns, FileScanTask task) {
+    org.apache.iceberg.io.InputFile input = columns.io().newInputFile(task.file());
+    long length = task.file().fileSizeInBytes();
+    if (!columns.storage().isRemote() || length > SMALL_FILE_BYTES) {
+      return input;
+    }
+    String location = task.file().location();
+    return new InMemoryInputFile(
+        location, FileCaches.smallFile(location, () -> readWhole(input, (int) length)));
+  }
+
+  /** The file's bytes, read in one request: a positioned read where the stream serves them. */
+  private static byte[] readWhole(org.apache.iceberg.io.InputFile input, int length) {
+    byte[] bytes = new byte[length];
+    try (org.apache.iceberg.io.SeekableInputStream stream = input.newStream()) {
+      if (stream instanceof RangeReadable ranges) {
+        ranges.readFully(0, bytes, 0, length);
+      } else {
+        IOUtil.readFully(stream, bytes, 0, length);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + input.location(), e);
+    }
+    return bytes;
+  }
 
   private static final byte[] MAGIC = "PAR1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 

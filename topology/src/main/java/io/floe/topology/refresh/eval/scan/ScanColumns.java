@@ -1,6 +1,7 @@
 package io.floe.topology.refresh.eval.scan;
 
 import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.iceberg.StorageKind;
 import java.util.List;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
@@ -14,6 +15,8 @@ import org.apache.parquet.schema.MessageType;
  * What every file of one recompute is read for: the snapshot's schema, the projected columns and
  * their positions in a source row, and the filter that prunes row groups.
  *
+ * @param storage where the files are: on a remote store a small file is read whole once and kept
+ *     ({@link ParquetBatches#SMALL_FILE_BYTES})
  * @param tableSchema the schema of the pinned snapshot
  * @param projection the columns the view reads, in snapshot schema order
  * @param positions per projected column, its position in the snapshot schema
@@ -25,6 +28,7 @@ import org.apache.parquet.schema.MessageType;
  */
 public record ScanColumns(
     FileIO io,
+    StorageKind storage,
     Schema tableSchema,
     Schema projection,
     int[] positions,
@@ -36,6 +40,7 @@ public record ScanColumns(
 
   public static ScanColumns of(
       FileIO io,
+      StorageKind storage,
       Schema tableSchema,
       List<String> columns,
       Expression rowGroupFilter,
@@ -51,6 +56,7 @@ public record ScanColumns(
     }
     return new ScanColumns(
         io,
+        storage,
         tableSchema,
         projection,
         positions,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.floe.testing.IcebergFixture;
 import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.iceberg.StorageKind;
 import io.floe.topology.refresh.eval.vector.BatchSink;
 import io.floe.topology.refresh.eval.vector.DictionaryVector;
 import io.floe.topology.refresh.eval.vector.Vectors;
@@ -172,6 +173,7 @@ class DictionaryVectorScanTest {
     ScanColumns columns =
         ScanColumns.of(
             table.io(),
+            StorageKind.LOCAL,
             table.schema(),
             List.of("id", "b", "s"),
             Expressions.alwaysTrue(),
