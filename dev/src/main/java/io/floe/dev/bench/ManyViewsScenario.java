@@ -112,7 +112,9 @@ final class ManyViewsScenario {
       for (int t = 0; t < tables; t++) {
         bench.announce(TableName.parse("lake.market.t" + t), sources.get(t));
       }
-      if (!bench.awaitCurrent(bench.views(), Duration.ofSeconds(300))) {
+      // A second per view, at least 300 s: 1,000 views' first refreshes take minutes on 2 cores.
+      Duration patience = Duration.ofSeconds(Math.max(300, tables * viewsPerTable));
+      if (!bench.awaitCurrent(bench.views(), patience)) {
         throw new IllegalStateException("the views did not finish their first refresh");
       }
       // The data files of every commit are written ahead, so that the offered rate is the planned
@@ -188,11 +190,12 @@ final class ManyViewsScenario {
       }
       long to = System.currentTimeMillis();
       ctx.progress(NAME, commits.get() + " commits; waiting for every view to catch up");
-      boolean caughtUp = bench.awaitCurrent(bench.views(), Duration.ofSeconds(300));
+      boolean caughtUp = bench.awaitCurrent(bench.views(), patience);
       long end = System.currentTimeMillis();
       CpuUse cpu = CpuUse.now(ServiceBench.APPLICATION_ID).since(cpuBefore);
       if (!caughtUp) {
-        result.note("the views had not caught up 300 s after the last commit");
+        result.note(
+            "the views had not caught up " + patience.toSeconds() + " s after the last commit");
       }
       List<Long> lags = new ArrayList<>();
       long refreshes = 0;
