@@ -3,6 +3,7 @@ package io.floe.dev.bench;
 import io.floe.app.config.FloeConfig;
 import io.floe.testing.workload.TableWrites;
 import io.floe.testing.workload.Trades;
+import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -28,7 +30,10 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * Scenario 5: many views. Views spread over source tables, each table committing once a second (its
  * data files written ahead, each commit a fast append on schedule, so that the offered rate is the
  * planned one): the rate at which the views reflected the commits against the rate they were made
- * (and commits ÷ the time until every view caught up), and the lag p50/p99/max over every view.
+ * (and commits ÷ the time until every view caught up), and the lag p50/p99/max over every view; and
+ * what a refresh costs in CPU ({@link CpuUse}): the process's CPU time from the first commit of the
+ * window until every view caught up, divided by the refreshes committed in that time, split into
+ * Floe's stages, Floe's threads outside them, the embedded broker and the bench's writers.
  */
 final class ManyViewsScenario {
 
@@ -107,7 +112,9 @@ final class ManyViewsScenario {
       for (int t = 0; t < tables; t++) {
         bench.announce(TableName.parse("lake.market.t" + t), sources.get(t));
       }
-      if (!bench.awaitCurrent(bench.views(), Duration.ofSeconds(300))) {
+      // A second per view, at least 300 s: 1,000 views' first refreshes take minutes on 2 cores.
+      Duration patience = Duration.ofSeconds(Math.max(300, tables * viewsPerTable));
+      if (!bench.awaitCurrent(bench.views(), patience)) {
         throw new IllegalStateException("the views did not finish their first refresh");
       }
       // The data files of every commit are written ahead, so that the offered rate is the planned
@@ -129,7 +136,12 @@ final class ManyViewsScenario {
       ctx.progress(NAME, "one commit per table per second for " + seconds + " s");
       AtomicLong commits = new AtomicLong();
       long from = System.currentTimeMillis();
-      ScheduledExecutorService writers = Executors.newScheduledThreadPool(Math.min(tables, 4));
+      CpuUse cpuBefore = CpuUse.now(ServiceBench.APPLICATION_ID);
+      AtomicLong writerThreads = new AtomicLong();
+      ScheduledExecutorService writers =
+          Executors.newScheduledThreadPool(
+              Math.min(tables, 4),
+              task -> new Thread(task, CpuUse.WRITER_PREFIX + writerThreads.incrementAndGet()));
       List<ScheduledFuture<?>> running = new ArrayList<>();
       for (int t = 0; t < tables; t++) {
         Table table = sources.get(t);
@@ -178,12 +190,15 @@ final class ManyViewsScenario {
       }
       long to = System.currentTimeMillis();
       ctx.progress(NAME, commits.get() + " commits; waiting for every view to catch up");
-      boolean caughtUp = bench.awaitCurrent(bench.views(), Duration.ofSeconds(300));
+      boolean caughtUp = bench.awaitCurrent(bench.views(), patience);
       long end = System.currentTimeMillis();
+      CpuUse cpu = CpuUse.now(ServiceBench.APPLICATION_ID).since(cpuBefore);
       if (!caughtUp) {
-        result.note("the views had not caught up 300 s after the last commit");
+        result.note(
+            "the views had not caught up " + patience.toSeconds() + " s after the last commit");
       }
       List<Long> lags = new ArrayList<>();
+      long refreshes = 0;
       // Per source commit, when every view of its table reflected it.
       Map<TableName, TreeMap<Long, Long>> reflectedByAll = new HashMap<>();
       for (ViewDefinition view : bench.views()) {
@@ -191,6 +206,7 @@ final class ManyViewsScenario {
         Table source = bench.load(sourceName);
         Table target = bench.load(view.target());
         lags.addAll(Lags.of(source, target, from, to));
+        refreshes += refreshCommits(target, from, end);
         TreeMap<Long, Long> byCommit =
             reflectedByAll.computeIfAbsent(sourceName, n -> new TreeMap<>());
         for (long[] r : Lags.reflections(source, target, from, to)) {
@@ -236,7 +252,72 @@ final class ManyViewsScenario {
           .figure(Figure.alone("lag p99, all views", "s", Lags.quantileSeconds(lags, 0.99)))
           .figure(Figure.alone("lag max, all views", "s", Lags.quantileSeconds(lags, 1.0)))
           .figure(Figure.alone("catch-up after the last commit", "s", (end - to) / 1000.0));
+      cpuFigures(result, cpu, refreshes, commits.get() * viewsPerTable, (end - from) / 1000.0);
     }
     return result;
+  }
+
+  /**
+   * CPU milliseconds per refresh, by where they went, and what they make of a core: the figures the
+   * README's capacity model is built from.
+   */
+  private static void cpuFigures(
+      ScenarioResult result, CpuUse cpu, long refreshes, long viewCommits, double seconds) {
+    result
+        .parameter("refreshCommits", refreshes)
+        .figure(Figure.alone("refresh commits per second", "1/s", refreshes / seconds));
+    if (refreshes == 0) {
+      result.note("no refresh committed: no CPU per refresh to tell");
+      return;
+    }
+    double perRefresh = 1e6 * refreshes;
+    result
+        .figure(
+            Figure.alone("CPU per refresh, whole process", "ms", cpu.processNanos() / perRefresh))
+        .figure(Figure.alone("CPU per refresh, Floe", "ms", cpu.floeThreadNanos() / perRefresh));
+    cpu.stageNanos()
+        .forEach(
+            (stage, nanos) -> {
+              if (nanos > 0) {
+                result.figure(
+                    Figure.alone("  of which stage " + stage.label(), "ms", nanos / perRefresh));
+              }
+            });
+    result
+        .figure(
+            Figure.alone(
+                "  of which outside stages (streams, clients)",
+                "ms",
+                cpu.outsideStagesNanos() / perRefresh))
+        .figure(
+            Figure.alone(
+                "CPU per refresh, embedded broker and other", "ms", cpu.otherNanos() / perRefresh))
+        .figure(
+            Figure.alone("CPU per refresh, bench and writers", "ms", cpu.benchNanos() / perRefresh))
+        // A lagging view folds several source commits into one refresh: per source commit that
+        // each view follows is the figure that a commit rate turns into cores.
+        .figure(
+            Figure.alone(
+                "CPU per view and source commit, Floe",
+                "ms",
+                cpu.floeThreadNanos() / (1e6 * Math.max(1, viewCommits))))
+        .figure(
+            Figure.alone(
+                "refreshes per core-second (Floe's CPU)",
+                "1/s",
+                1e9 * refreshes / (double) Math.max(1, cpu.floeThreadNanos())));
+  }
+
+  /** The target's refresh commits (not its compactions or expiries) in {@code [from, to]}. */
+  private static long refreshCommits(Table target, long from, long to) {
+    long commits = 0;
+    for (Snapshot snapshot : target.snapshots()) {
+      if (snapshot.timestampMillis() >= from
+          && snapshot.timestampMillis() <= to
+          && snapshot.summary().containsKey(FloeProperties.REFRESH_MODE)) {
+        commits++;
+      }
+    }
+    return commits;
   }
 }

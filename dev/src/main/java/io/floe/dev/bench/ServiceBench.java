@@ -42,11 +42,18 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 final class ServiceBench implements AutoCloseable {
 
+  /** Floe's application id in the bench, which names its Kafka Streams threads. */
+  static final String APPLICATION_ID = "floe-bench";
+
   private final EmbeddedStack stack;
   private final FloeConfig config;
   private final CatalogConfig catalogs;
   private final CommitNotices notices;
   private final List<ViewDefinition> views;
+
+  /** The source of each view, by view name: parsed once, not at every poll. */
+  private final Map<String, TableName> sources = new java.util.concurrent.ConcurrentHashMap<>();
+
   private FloeService floe;
 
   private ServiceBench(
@@ -71,7 +78,7 @@ final class ServiceBench implements AutoCloseable {
     Map<String, String> all = new HashMap<>(settings);
     all.put(FloeConfig.VIEWS_FILE, viewsFile.toString());
     all.put(FloeConfig.HTTP_ENABLED, "false");
-    FloeConfig config = stack.writeConfig("floe-bench", all);
+    FloeConfig config = stack.writeConfig(APPLICATION_ID, all);
     CatalogConfig catalogs = config.catalogs();
     EmbeddedStack.createNamespaces(
         catalogs.catalog(EmbeddedStack.CATALOG),
@@ -201,7 +208,8 @@ final class ServiceBench implements AutoCloseable {
 
   private boolean isCurrent(ViewDefinition view) {
     try {
-      return Freshness.isCurrent(load(view.target()), load(source(view)), view.version());
+      TableName source = sources.computeIfAbsent(view.name(), name -> source(view));
+      return Freshness.isCurrent(load(view.target()), load(source), view.version());
     } catch (NoSuchTableException e) {
       return false;
     }

@@ -4,12 +4,13 @@ import java.util.Locale;
 import java.util.concurrent.Executor;
 
 /**
- * The step of Floe's work that the object-store requests of the current thread serve, so that
- * {@link CountingFileIO} counts each request by what it was for (issue 21: requests, not bytes, are
- * the cost on a remote store). A step enters its stage for as long as it works ({@code try
- * (RequestStage.Scope scope = RequestStage.PLAN.enter())}); requests outside any count as {@link
- * #OTHER}. The stage, and the {@link RequestTally} of the refresh around it, follow the work onto
- * Floe's worker pools through {@link #propagating(Executor)}.
+ * The step of Floe's work that the current thread does, so that {@link CountingFileIO} counts each
+ * object-store request by what it was for (issue 21: requests, not bytes, are the cost on a remote
+ * store) and {@link StageCpu} charges the thread's CPU time to it (issue 23: CPU per refresh by
+ * stage). A step enters its stage for as long as it works ({@code try (RequestStage.Scope scope =
+ * RequestStage.PLAN.enter())}); requests outside any count as {@link #OTHER}, CPU time outside any
+ * is charged to none. The stage, and the {@link RequestTally} of the refresh around it, follow the
+ * work onto Floe's worker pools through {@link #propagating(Executor)}.
  */
 public enum RequestStage {
   /** Resolving a commit notice to its snapshots, or pinning a source's current snapshot. */
@@ -67,12 +68,11 @@ public enum RequestStage {
   public static Runnable propagating(Runnable task) {
     Context captured = CURRENT.get();
     return () -> {
-      Context previous = CURRENT.get();
-      CURRENT.set(captured);
+      Context previous = switchTo(captured);
       try {
         task.run();
       } finally {
-        CURRENT.set(previous);
+        switchTo(previous);
       }
     };
   }
@@ -89,7 +89,20 @@ public enum RequestStage {
   }
 
   private static Scope install(Context context, Context previous) {
-    CURRENT.set(context);
-    return () -> CURRENT.set(previous);
+    switchTo(context);
+    return () -> switchTo(previous);
+  }
+
+  /**
+   * Makes {@code next} the current thread's context, charging its CPU time since the last switch to
+   * the stage it leaves (none when it was in no stage).
+   *
+   * @return the context it leaves
+   */
+  private static Context switchTo(Context next) {
+    Context previous = CURRENT.get();
+    StageCpu.charge(previous == NONE ? null : previous.stage());
+    CURRENT.set(next);
+    return previous;
   }
 }

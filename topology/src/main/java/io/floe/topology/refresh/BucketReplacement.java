@@ -5,6 +5,7 @@ import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.detect.FileBuckets;
+import io.floe.topology.iceberg.HadoopConfigurations;
 import io.floe.topology.iceberg.IcebergValues;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.eval.SharedWork;
@@ -587,7 +588,10 @@ final class BucketReplacement {
               .operationId(operationId + "-eq-" + UUID.randomUUID())
               .build();
       EqualityDeleteWriter<Record> writer =
-          factory.newEqualityDeleteWriter(names.newOutputFile(spec, partition), spec, partition);
+          HadoopConfigurations.withDefaultsInMemory(
+              () ->
+                  factory.newEqualityDeleteWriter(
+                      names.newOutputFile(spec, partition), spec, partition));
       try (writer) {
         if (byGroup) {
           for (Record row : rows) {

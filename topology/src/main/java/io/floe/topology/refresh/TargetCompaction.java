@@ -28,6 +28,7 @@ import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.SortOrderComparators;
 import org.apache.iceberg.StructLike;
@@ -178,7 +179,7 @@ final class TargetCompaction {
       return null;
     }
     Snapshot current = target.currentSnapshot();
-    if (current == null) {
+    if (current == null || !mayNeedCompaction(current, minInputFiles(properties))) {
       return null;
     }
     Plan plan =
@@ -191,6 +192,34 @@ final class TargetCompaction {
       return null;
     }
     return rewrite(target, view, current, plan, refreshId, started, manifests);
+  }
+
+  /**
+   * Whether the target may hold anything to compact, told from the totals of its snapshot's summary
+   * alone, before a plan reads every manifest: without delete files only a tier of {@code minInput}
+   * small data files in one partition is merged, which a target of fewer data files in all cannot
+   * hold (most targets of small views, after every refresh). A summary without the totals plans.
+   */
+  static boolean mayNeedCompaction(Snapshot current, int minInput) {
+    Map<String, String> summary = current.summary();
+    String dataFiles = summary.get(SnapshotSummary.TOTAL_DATA_FILES_PROP);
+    String deleteFiles = summary.get(SnapshotSummary.TOTAL_DELETE_FILES_PROP);
+    if (dataFiles == null || deleteFiles == null) {
+      return true;
+    }
+    try {
+      return Long.parseLong(deleteFiles) > 0 || Long.parseLong(dataFiles) >= minInput;
+    } catch (NumberFormatException e) {
+      return true;
+    }
+  }
+
+  /**
+   * How many small files of one tier a compaction merges ({@value #MIN_INPUT_FILES}), 2 or more.
+   */
+  private static int minInputFiles(Map<String, String> properties) {
+    return Math.max(
+        2, PropertyUtil.propertyAsInt(properties, MIN_INPUT_FILES, DEFAULT_MIN_INPUT_FILES));
   }
 
   /** The files one compaction rewrites and removes. */
@@ -212,9 +241,7 @@ final class TargetCompaction {
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
     long small = PropertyUtil.propertyAsLong(properties, SMALL_FILE_BYTES, targetSize / 4 * 3);
-    int minInput =
-        Math.max(
-            2, PropertyUtil.propertyAsInt(properties, MIN_INPUT_FILES, DEFAULT_MIN_INPUT_FILES));
+    int minInput = minInputFiles(properties);
     int maxDeletes =
         Math.max(
             0, PropertyUtil.propertyAsInt(properties, MAX_DELETE_FILES, DEFAULT_MAX_DELETE_FILES));

@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.iceberg.HadoopConfigurations;
 import io.floe.topology.iceberg.IcebergValues;
 import java.io.Closeable;
 import java.io.IOException;
@@ -245,7 +246,9 @@ final class TargetWriter implements Closeable {
 
   /**
    * Parquet data files of rows in Iceberg's internal representation, with the table's properties,
-   * metrics and sort order, and Floe's {@link #writerDefaults}. Floe writes delete files elsewhere.
+   * metrics and sort order, and Floe's {@link #writerDefaults}; each writer's Hadoop configuration
+   * is made with Hadoop's defaults from memory ({@link HadoopConfigurations#withDefaultsInMemory}).
+   * Floe writes delete files elsewhere.
    */
   private static final class InternalFiles implements FileWriterFactory<StructLike> {
     private final Table target;
@@ -260,15 +263,18 @@ final class TargetWriter implements Closeable {
     public DataWriter<StructLike> newDataWriter(
         EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
       try {
-        return Parquet.writeData(file)
-            .forTable(target)
-            .setAll(defaults)
-            .createWriterFunc(type -> InternalWriter.create(target.schema().asStruct(), type))
-            .withSpec(spec)
-            .withPartition(partition)
-            .withSortOrder(target.sortOrder())
-            .overwrite()
-            .build();
+        return HadoopConfigurations.withDefaultsInMemory(
+            () ->
+                Parquet.writeData(file)
+                    .forTable(target)
+                    .setAll(defaults)
+                    .createWriterFunc(
+                        type -> InternalWriter.create(target.schema().asStruct(), type))
+                    .withSpec(spec)
+                    .withPartition(partition)
+                    .withSortOrder(target.sortOrder())
+                    .overwrite()
+                    .build());
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot create a data file of " + target.name(), e);
       }
