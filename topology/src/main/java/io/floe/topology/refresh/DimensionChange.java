@@ -227,6 +227,9 @@ record DimensionChange(boolean moved, DirtyBuckets dirty) {
       }
       values.add(value);
     }
+    // Ordered on the first join column: a file's keys are a run of it, found by binary search.
+    Comparator<Object> first = orders.get(0);
+    values.sort((a, b) -> first.compare(a.get(0), b.get(0)));
     Types.NestedField bucketField = read.schema().findField(read.plan().bucketColumn());
     List<BucketRange> ranges = new ArrayList<>();
     boolean nullBucket = false;
@@ -268,8 +271,9 @@ record DimensionChange(boolean moved, DirtyBuckets dirty) {
   }
 
   /**
-   * Whether {@code file} may hold a row whose join columns equal one of {@code keys}; null when its
-   * statistics cannot tell (no bounds on a join column that is not all null).
+   * Whether {@code file} may hold a row whose join columns equal one of {@code keys} (ordered on
+   * their first value); null when its statistics cannot tell (no bounds on a join column that is
+   * not all null).
    */
   private static Boolean mayHoldOneOf(
       DataFile file,
@@ -291,9 +295,13 @@ record DimensionChange(boolean moved, DirtyBuckets dirty) {
         return null;
       }
     }
-    for (List<Object> key : keys) {
+    Comparator<Object> first = orders.get(0);
+    for (int k = firstAtLeast(keys, first, lower[0]);
+        k < keys.size() && first.compare(keys.get(k).get(0), upper[0]) <= 0;
+        k++) {
+      List<Object> key = keys.get(k);
       boolean within = true;
-      for (int c = 0; c < columns.size() && within; c++) {
+      for (int c = 1; c < columns.size() && within; c++) {
         Comparator<Object> order = orders.get(c);
         within =
             order.compare(lower[c], key.get(c)) <= 0 && order.compare(key.get(c), upper[c]) <= 0;
@@ -303,6 +311,23 @@ record DimensionChange(boolean moved, DirtyBuckets dirty) {
       }
     }
     return false;
+  }
+
+  /**
+   * The index of the first of {@code keys}, ordered on their first value, not below {@code lower}.
+   */
+  private static int firstAtLeast(List<List<Object>> keys, Comparator<Object> order, Object lower) {
+    int low = 0;
+    int high = keys.size();
+    while (low < high) {
+      int mid = (low + high) >>> 1;
+      if (order.compare(keys.get(mid).get(0), lower) < 0) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    return low;
   }
 
   /**
