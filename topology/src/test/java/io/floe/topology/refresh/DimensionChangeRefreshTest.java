@@ -103,6 +103,10 @@ class DimensionChangeRefreshTest {
   }
 
   private static CompiledView compiled() {
+    return compiled(OptionalInt.empty());
+  }
+
+  private static CompiledView compiled(OptionalInt chunkBuckets) {
     try {
       return CompiledView.compile(
           new ViewDefinition(
@@ -111,7 +115,7 @@ class DimensionChangeRefreshTest {
               TableName.parse("lake.analytics.volume_by_sector"),
               List.of(),
               null,
-              new RefreshSettings(Duration.ZERO, Duration.ZERO, OptionalInt.empty())),
+              new RefreshSettings(Duration.ZERO, Duration.ZERO, chunkBuckets)),
           0);
     } catch (InvalidViewException e) {
       throw new AssertionError(e);
@@ -328,5 +332,42 @@ class DimensionChangeRefreshTest {
     assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.DELTA);
     assertThat(differenceFromTheOracle()).isEmpty();
     assertThat(recordedDimensionStates()).contains("\"snapshot-id\":\"" + current(symbols) + "\"");
+  }
+
+  @Test
+  void shouldResumeAChunkedRefreshOfADimensionChangeAfterACrashWithoutApplyingAChunkTwice() {
+    givenTradesInAFilePerSymbolAndTheViewRefreshed();
+    CompiledView chunked = compiled(OptionalInt.of(1));
+    // and a refresher that stops after the first chunk's commit, as a crash would
+    ViewRefresher crashing =
+        new ViewRefresher(
+            name -> lake.catalog(),
+            new RefreshHooks() {
+              @Override
+              public void committed(String view, ChunkId chunk) {
+                throw new IllegalStateException("crash after " + chunk);
+              }
+            });
+    lake.overwrite(
+        symbols,
+        r -> "IBM".equals(r.getField("symbol")),
+        List.of(DimensionJoinRefreshTest.symbol("IBM", "hardware")));
+    long fact = current(trades);
+    RefreshRequest request = RefreshRequest.of(chunked, fact, fact, DirtyBuckets.none());
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> crashing.refresh(request, ViewRefresher.ProgressListener.NONE))
+        .hasMessageContaining("crash after");
+    assertThat(target().orElseThrow().properties().get(FloeProperties.PROGRESS)).isNotNull();
+
+    // When the refresh runs again
+    RefreshOutcome outcome = refresher.refresh(request, ViewRefresher.ProgressListener.NONE);
+
+    // Then it commits only the chunk left (IBM's 09:00 hour, after its 08:00 one), and the target
+    // equals the oracle
+    assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
+    assertThat(outcome.recomputed().ranges()).isEqualTo(BucketRangeSet.of(hours(8, 10)));
+    assertThat(outcome.work().chunks()).isEqualTo(1);
+    assertThat(target().orElseThrow().properties().get(FloeProperties.PROGRESS)).isNull();
+    assertThat(differenceFromTheOracle()).isEmpty();
   }
 }
