@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.floe.testing.IcebergFixture;
 import io.floe.testing.oracle.Oracle;
@@ -24,8 +25,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -354,8 +358,7 @@ class DimensionChangeRefreshTest {
         List.of(DimensionJoinRefreshTest.symbol("IBM", "hardware")));
     long fact = current(trades);
     RefreshRequest request = RefreshRequest.of(chunked, fact, fact, DirtyBuckets.none());
-    org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> crashing.refresh(request, ViewRefresher.ProgressListener.NONE))
+    assertThatThrownBy(() -> crashing.refresh(request, ViewRefresher.ProgressListener.NONE))
         .hasMessageContaining("crash after");
     assertThat(target().orElseThrow().properties().get(FloeProperties.PROGRESS)).isNotNull();
 
@@ -369,5 +372,72 @@ class DimensionChangeRefreshTest {
     assertThat(outcome.work().chunks()).isEqualTo(1);
     assertThat(target().orElseThrow().properties().get(FloeProperties.PROGRESS)).isNull();
     assertThat(differenceFromTheOracle()).isEmpty();
+  }
+
+  @Test
+  void shouldRecomputeEveryBucketWhenTheJoinColumnIsFloatingPoint() {
+    // Given a view joining trades to price bands on a double column, refreshed once
+    Schema bandsSchema =
+        new Schema(
+            Types.NestedField.optional(1, "price", Types.DoubleType.get()),
+            Types.NestedField.optional(2, "band", Types.StringType.get()));
+    Table bands = lake.createTable("ref", "bands", bandsSchema, PartitionSpec.unpartitioned());
+    lake.append(bands, List.of(band(bandsSchema, 10.0, "low"), band(bandsSchema, 11.0, "high")));
+    tradesOf("AAPL", 0, 4);
+    String query =
+        """
+        SELECT b.band, date_trunc('hour', t.ts) AS hour_ts, count(*) AS trades
+        FROM lake.market.trades t LEFT JOIN lake.ref.bands b ON t.price = b.price
+        GROUP BY b.band, date_trunc('hour', t.ts)
+        """;
+    CompiledView byBand;
+    try {
+      byBand =
+          CompiledView.compile(
+              new ViewDefinition(
+                  "trades_by_band",
+                  query,
+                  TableName.parse("lake.analytics.trades_by_band"),
+                  List.of(),
+                  null,
+                  new RefreshSettings(Duration.ZERO, Duration.ZERO, OptionalInt.empty())),
+              0);
+    } catch (InvalidViewException e) {
+      throw new AssertionError(e);
+    }
+    long fact = current(trades);
+    refresher.refresh(
+        RefreshRequest.of(byBand, fact, null, DirtyBuckets.none()),
+        ViewRefresher.ProgressListener.NONE);
+
+    // When a band changes
+    lake.overwrite(
+        bands, r -> r.getField("price").equals(11.0), List.of(band(bandsSchema, 11.0, "mid")));
+    RefreshOutcome outcome =
+        refresher.refresh(
+            RefreshRequest.of(byBand, fact, fact, DirtyBuckets.none()),
+            ViewRefresher.ProgressListener.NONE);
+
+    // Then every bucket is recomputed, saying why: bounds order -0.0 and 0.0 apart, SQL does not
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.FULL);
+    assertThat(outcome.reason()).contains("join column price of type double cannot be bounded");
+    Table target = lake.catalog().loadTable(byBand.target().identifier());
+    assertThat(
+            Oracle.difference(
+                "view trades_by_band",
+                fact,
+                Oracle.expected(
+                    new Oracle.Source(trades, "lake.market.trades", fact),
+                    List.of(new Oracle.Source(bands, "lake.ref.bands", current(bands))),
+                    query),
+                Oracle.actual(target)))
+        .isEmpty();
+  }
+
+  private static Record band(Schema schema, double price, String band) {
+    GenericRecord record = GenericRecord.create(schema);
+    record.setField("price", price);
+    record.setField("band", band);
+    return record;
   }
 }
