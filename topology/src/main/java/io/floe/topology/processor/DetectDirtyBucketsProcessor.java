@@ -123,9 +123,9 @@ public final class DetectDirtyBucketsProcessor
 
   /**
    * A snapshot of a dimension table asks each view that joins it to refresh (DESIGN §3.10): the
-   * refresh pins the fact's current snapshot and the dimension's, and recomputes every bucket when
-   * the dimension is not as the target reflects it (the simple correct rule; nothing is read here,
-   * so no manifest I/O runs on the stream thread). A compaction changes no row and asks nothing.
+   * refresh pins the fact's current snapshot and the dimension's, and recomputes the buckets whose
+   * fact rows may carry a key changed since the state the target records (nothing is read here, so
+   * no I/O runs on the stream thread). A compaction changes no row and asks nothing.
    */
   private void requestRefreshesOfJoining(TableName table, SnapshotEvent event) {
     if (!event.getHistoryBroken() && DataOperations.REPLACE.equals(event.getOperation())) {

@@ -102,9 +102,9 @@ final class RefreshPlanner {
    *
    * @param reads the identity of the source columns the refresh reads, in the schema it reads the
    *     pinned snapshot with
-   * @param dimensions the state of each dimension the refresh pinned: other than the bookmark's,
-   *     every bucket is recomputed (DESIGN §3.10: a dimension change dirties every bucket where it
-   *     cannot be bounded)
+   * @param dimensions what the changes of the dimensions the refresh pinned since the bookmark's
+   *     states dirty (DESIGN §3.10: the buckets whose fact rows carry a changed key, or every
+   *     bucket where that cannot be bounded)
    * @param bucketing the view's bucket arithmetic, which turns a requested time range into buckets
    * @param decomposable whether the view can take the delta path
    * @param manifests where a catch-up over snapshots on a remote store reads their manifests ahead
@@ -116,7 +116,7 @@ final class RefreshPlanner {
       Snapshot pinned,
       Bookmark bookmark,
       SourceColumns reads,
-      DimensionStates dimensions,
+      DimensionChange dimensions,
       BucketedView buckets,
       Bucketing bucketing,
       boolean decomposable,
@@ -190,20 +190,26 @@ final class RefreshPlanner {
     }
     // A dimension commit creates no fact snapshot either: the fact's bookmark alone cannot tell a
     // target that joined another version of a dimension.
-    String dimensionsChanged = dimensionsChange(bookmark, dimensions);
-    if (dimensionsChanged != null) {
-      return Recompute.full(dimensionsChanged);
+    if (dimensions.dirty().full()) {
+      return Recompute.full(dimensions.dirty().reason());
     }
     boolean ranged = request.scope() instanceof RefreshRequest.Ranged;
-    if (reflected == pin && progress == null && (!ranged || id.equals(bookmark.refreshId()))) {
+    if (reflected == pin
+        && progress == null
+        && !dimensions.moved()
+        && (!ranged || id.equals(bookmark.refreshId()))) {
       return new AlreadyApplied();
     }
     DirtyBuckets dirty;
     if (reflected == pin) {
-      // Resuming this refresh's chunks, or a range asked for at the snapshot the target reflects:
-      // what it recomputes is what it planned.
+      // Resuming this refresh's chunks, or a range asked for at the snapshot the target reflects,
+      // or a change of the dimensions: what it recomputes is what it planned.
       dirty = known(request.scope(), bucketing);
-      if (dirty.isEmpty() || dirty.full()) {
+      if (dimensions.moved()) {
+        // Nothing known of the fact besides: its buckets come from the dimensions' changed keys
+        // (none when they touch no fact row: the commit then only records the dimensions' states).
+        dirty = dirty.full() ? DirtyBuckets.none() : dirty;
+      } else if (dirty.isEmpty() || dirty.full()) {
         dirty = Recompute.full("resuming a chunked refresh").dirty();
       }
     } else if (!SnapshotUtil.isAncestorOf(source, pin, reflected)) {
@@ -231,11 +237,18 @@ final class RefreshPlanner {
                     .get(buckets.view()));
       }
     }
+    dirty = dirty.union(dimensions.dirty());
     if (dirty.full()) {
       return new Recompute(RefreshOutcome.Mode.FULL, dirty, dirty.reason(), null);
     }
-    // The delta path adds to the target's rows, which a range refresh is asked to replace.
-    if (decomposable && !ranged && progress == null && appendsOnly(source, reflected, pinned)) {
+    // The delta path adds to the target's rows, which a range refresh is asked to replace; folding
+    // appended fact rows in is exact only while no fact row carries a changed dimension key.
+    if (decomposable
+        && !ranged
+        && progress == null
+        && dimensions.dirty().isEmpty()
+        && reflected != pin
+        && appendsOnly(source, reflected, pinned)) {
       return new Recompute(RefreshOutcome.Mode.DELTA, dirty, null, reflected);
     }
     return new Recompute(RefreshOutcome.Mode.INCREMENTAL, dirty, null, null);
@@ -290,22 +303,6 @@ final class RefreshPlanner {
           + ")";
     }
     return reads.changesSince(recorded);
-  }
-
-  /**
-   * How the dimensions a refresh pinned differ from those the target reflects, or null when they do
-   * not.
-   */
-  private static String dimensionsChange(Bookmark bookmark, DimensionStates dimensions) {
-    DimensionStates recorded;
-    try {
-      recorded = bookmark.parsedDimensionStates();
-    } catch (IllegalArgumentException e) {
-      return "the dimension states the target was computed from are unreadable ("
-          + bookmark.dimensionStates()
-          + ")";
-    }
-    return dimensions.changesSince(recorded);
   }
 
   /** Whether the dimensions a refresh pinned are other than those the target reflects. */

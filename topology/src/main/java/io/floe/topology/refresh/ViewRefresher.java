@@ -215,10 +215,16 @@ public final class ViewRefresher {
         target.refresh();
       }
       Bookmark bookmark = Bookmark.of(target);
+      DimensionChange dimensions =
+          DimensionChange.since(bookmark, query, dimensionTables, manifests);
+      // Dimensions that only compacted since the bookmark name the refresh as those it records.
       RefreshRequest request =
           requested.withId(
               RefreshPlanner.readId(
-                  requested.id(), bookmark, query.reads(), query.dimensionStates()));
+                  requested.id(),
+                  bookmark,
+                  query.reads(),
+                  dimensions.moved() ? query.dimensionStates() : bookmark.parsedDimensionStates()));
       RefreshOutcomes outcomes = new RefreshOutcomes(request, source, pinned, viewPlan, target);
       RefreshPlanner.Plan plan =
           RefreshPlanner.plan(
@@ -227,7 +233,7 @@ public final class ViewRefresher {
               pinned,
               bookmark,
               query.reads(),
-              query.dimensionStates(),
+              dimensions,
               buckets,
               viewPlan.bucketing(),
               // A view that joins folds appended fact rows in only while its dimensions are those

@@ -181,7 +181,7 @@ class DimensionJoinRefreshTest {
   }
 
   @Test
-  void shouldRecomputeEveryBucketWhenTheDimensionChangedBeforeAFactAppend() {
+  void shouldRecomputeTheBucketsOfEveryFileThatCanHoldTheChangedKeyBeforeAFactAppend() {
     // Given a decomposable join view refreshed once
     ViewRefresher refresher = new ViewRefresher(name -> lake.catalog());
     CompiledView view = compiled(view(0));
@@ -196,15 +196,13 @@ class DimensionJoinRefreshTest {
     lake.append(trades, List.of(lake.trade("AAPL", "2026-04-07T05:30:00Z", 12.0, 1L, "B")));
     RefreshOutcome outcome = refresh(refresher, view, watermark, detected(view));
 
-    // Then every bucket is recomputed with the dimension as it is now, not only the 05:00 one,
-    // nor folded into rows that joined its earlier version
-    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.FULL);
-    assertThat(outcome.reason())
-        .isEqualTo(
-            "dimension lake.ref.symbols changed from snapshot "
-                + before
-                + " to "
-                + current(symbols));
+    // Then the buckets of every fact file whose symbols' bounds hold IBM (the day's random trades,
+    // AAPL to ORCL, and IBM's own) are recomputed with the dimension as it is now, not only the
+    // 05:00 one, nor folded into rows that joined its earlier version
+    assertThat(current(symbols)).isNotEqualTo(before);
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(outcome.recomputed().contains(micros("2026-04-07T05:30:00Z"))).isTrue();
+    assertThat(outcome.recomputed().contains(micros("2026-04-07T23:10:00Z"))).isTrue();
     assertThat(difference(current(trades), current(symbols))).isEmpty();
   }
 
@@ -222,10 +220,11 @@ class DimensionJoinRefreshTest {
     // When the view is refreshed at the same fact snapshot
     RefreshOutcome outcome = refresh(refresher, view, fact, DirtyBuckets.none());
 
-    // Then it is a refresh of its own that recomputes every bucket, and the target records both
-    // sources' states
+    // Then it is a refresh of its own that recomputes the buckets of the files that can hold IBM,
+    // and the target records both sources' states
     assertThat(outcome.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
-    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.FULL);
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(outcome.recomputed().contains(micros("2026-04-07T23:10:00Z"))).isTrue();
     assertThat(outcome.refreshId()).isNotEqualTo(RefreshId.of(view.name(), view.version(), fact));
     assertThat(difference(fact, current(symbols))).isEmpty();
     Table target = lake.catalog().loadTable(view.target().identifier());
@@ -265,6 +264,11 @@ class DimensionJoinRefreshTest {
             FloeProperties.DIMENSION_STATES,
             target.properties().get(FloeProperties.DIMENSION_STATES));
     assertThat(target.properties().get(FloeProperties.DIMENSION_STATES)).contains("symbols");
+  }
+
+  private static long micros(String instant) {
+    return java.time.temporal.ChronoUnit.MICROS.between(
+        java.time.Instant.EPOCH, java.time.Instant.parse(instant));
   }
 
   private DirtyBuckets detected(CompiledView view) {

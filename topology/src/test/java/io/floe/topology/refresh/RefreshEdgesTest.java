@@ -376,7 +376,7 @@ class RefreshEdgesTest {
         pinned,
         Bookmark.of(target()),
         bound.plan().sourceColumns().withNameMapping(ViewScan.nameMapping(source)),
-        DimensionStates.NONE,
+        DimensionChange.NONE,
         BucketedView.of(request.view()),
         bound.plan().bucketing(),
         false,

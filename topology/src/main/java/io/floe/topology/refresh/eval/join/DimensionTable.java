@@ -5,8 +5,11 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.apache.iceberg.types.Type;
 
 /**
@@ -82,6 +85,52 @@ public final class DimensionTable {
   /** The estimated heap the table takes, in bytes. */
   public long bytes() {
     return bytes;
+  }
+
+  /**
+   * The join keys whose rows differ between {@code before}, the same dimension's table at an
+   * earlier snapshot, and this one (DESIGN §3.10): a key is changed when the multiset of its rows'
+   * held values is not the same in both, so rows rewritten unchanged (a copy-on-write overwrite of
+   * their file, a compaction) change nothing, and a column the view does not read is not held. Each
+   * key is its values in the order of the join's keys, integers as longs and decimals without
+   * trailing zeros ({@link #keyOf}).
+   *
+   * @param limit the most keys worth knowing
+   * @return the changed keys, or empty when more than {@code limit} changed
+   * @throws IllegalArgumentException when {@code before} holds other keys or columns
+   */
+  @SuppressWarnings("unchecked")
+  public Optional<Set<List<Object>>> changedKeysSince(DimensionTable before, int limit) {
+    if (!Arrays.equals(keyPositions, before.keyPositions)
+        || !Arrays.equals(columnPositions, before.columnPositions)) {
+      throw new IllegalArgumentException(
+          "Cannot compare " + name + " with " + before.name + ": they hold other columns");
+    }
+    Set<Object> keys = new HashSet<>(first.keySet());
+    keys.addAll(before.first.keySet());
+    Set<List<Object>> changed = new HashSet<>();
+    for (Object key : keys) {
+      if (!rowsOf(key).equals(before.rowsOf(key))) {
+        if (changed.size() == limit) {
+          return Optional.empty();
+        }
+        changed.add(keyPositions.length == 1 ? List.of(key) : (List<Object>) key);
+      }
+    }
+    return Optional.of(changed);
+  }
+
+  /** The rows of {@code key}, each as its held values, counted. */
+  private Map<List<Object>, Integer> rowsOf(Object key) {
+    Map<List<Object>, Integer> rowsOfKey = new HashMap<>();
+    for (int row = first(key); row >= 0; row = next[row]) {
+      List<Object> held = new ArrayList<>(values.length);
+      for (Object[] column : values) {
+        held.add(column[row]);
+      }
+      rowsOfKey.merge(held, 1, Integer::sum);
+    }
+    return rowsOfKey;
   }
 
   /** The first row of {@code key} (from {@link #keyOf}), or -1. */
