@@ -148,8 +148,9 @@ public final class ViewState {
   @JsonIgnore private SourceSnapshot pendingPin;
   private Scope pendingScope;
   private Long firstPendingAt;
-  // Staleness: the commit time (epoch millis) of the oldest source commit the target
-  // does not reflect, among the pending changes and among those of the refresh in flight; null
+  // Staleness: the commit time (epoch millis) of the oldest source commit (of the source table or
+  // of a dimension the view joins) the target does not reflect, among the pending changes and among
+  // those of the refresh in flight; null
   // when there is none. A source that is another view's target counts from the commits of the
   // root source its snapshots bring in (SourceSnapshot#originCommittedAt), so that staleness is
   // end to end. A view's first refresh, or one of a new definition, counts from when the
@@ -333,6 +334,18 @@ public final class ViewState {
       unreflected(snapshot.originCommittedAt());
     }
     pendingPin = snapshot;
+  }
+
+  /**
+   * A commit of a dimension the view joins (DESIGN §3.10), in {@code snapshot}: the next refresh
+   * catches up with the source, pinning each dimension's current snapshot, and the planner tells
+   * from the bookmark what the dimension changed. It is a commit of a source like the others: it
+   * waits for {@code linger} and {@code min_interval}, and the view is stale by its age until a
+   * refresh that starts after it completes (one in flight may have pinned the dimension before it).
+   */
+  public void addDimensionChange(SourceSnapshot snapshot, long now) {
+    catchUp(DirtyBuckets.none(), now);
+    unreflected(snapshot.originCommittedAt());
   }
 
   private void catchUp(DirtyBuckets dirty, long now) {
