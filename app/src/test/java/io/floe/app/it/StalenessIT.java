@@ -260,6 +260,12 @@ class StalenessIT {
               JsonNode view = listed("sectors");
               assertThat(view.get("status").asText()).as(view.toString()).isEqualTo("IDLE");
               assertThat(view.get("staleness").asLong()).isZero();
+              assertThat(
+                      view.at("/lastRefresh/dimensionSnapshotIds")
+                          .path("lake.ref.symbols")
+                          .asText())
+                  .as(view.toString())
+                  .isEqualTo(Long.toString(corrected));
             });
     RefreshEvent event =
         floe

@@ -319,7 +319,8 @@ public final class ViewMaintainer {
                 outcome.source().snapshotId(),
                 lag,
                 outcome.work().rowsWritten(),
-                null),
+                null,
+                ViewState.LastRefresh.dimensionSnapshotIds(outcome)),
         reached,
         now);
     List<Report> reports = new ArrayList<>();

@@ -9,12 +9,15 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.refresh.RefreshId;
+import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.store.StoredDirty;
 import io.floe.topology.store.StoredView;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The maintain stage's state of one view (store {@code view-state}) and its state machine (DESIGN
@@ -123,7 +126,13 @@ public final class ViewState {
     }
   }
 
-  /** The outcome of a completed (or failed) refresh. */
+  /**
+   * The outcome of a completed (or failed) refresh.
+   *
+   * @param dimensionSnapshotIds the snapshot of each dimension the refresh joined, by table (one
+   *     without a snapshot left out); null for a view of one table, a failed refresh, and in states
+   *     of earlier releases, which it is left out of the stored value for, as they stored it
+   */
   public record LastRefresh(
       RefreshId refreshId,
       String mode,
@@ -134,7 +143,23 @@ public final class ViewState {
       Long sourceSnapshotId,
       Long lagMs,
       long rowsWritten,
-      String error) {}
+      String error,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Long> dimensionSnapshotIds) {
+
+    /** The snapshot of each dimension {@code outcome} read, by table; null when it joined none. */
+    static Map<String, Long> dimensionSnapshotIds(RefreshOutcome outcome) {
+      if (outcome.dimensions().isEmpty()) {
+        return null;
+      }
+      Map<String, Long> ids = new TreeMap<>();
+      for (RefreshOutcome.Dimension dimension : outcome.dimensions()) {
+        if (dimension.snapshot() != null) {
+          ids.put(dimension.table().toString(), dimension.snapshot().snapshotId());
+        }
+      }
+      return ids;
+    }
+  }
 
   /** How many recent refreshes the state keeps, for the API and the lag chart. */
   static final int RECENT = 30;
@@ -561,7 +586,8 @@ public final class ViewState {
               failed.pin() == null ? null : failed.pin().snapshotId(),
               null,
               0,
-              error));
+              error,
+              null));
     }
     inFlight = null;
     if (failed != null) {

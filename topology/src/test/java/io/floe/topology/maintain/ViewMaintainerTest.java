@@ -1,6 +1,7 @@
 package io.floe.topology.maintain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import io.floe.schemas.RefreshMode;
 import io.floe.testing.workload.TradeViews;
@@ -125,6 +126,7 @@ class ViewMaintainerTest {
     assertThat(refreshed.lagMs()).isEqualTo(2_000);
     assertThat(refreshed.stalenessMs()).isEqualTo(2_500);
     assertThat(state.stalenessMs(NOW + 13_000)).isZero();
+    assertThat(state.last().dimensionSnapshotIds()).containsExactly(entry("lake.ref.symbols", 7L));
   }
 
   @Test
