@@ -25,7 +25,9 @@ import picocli.CommandLine.Spec;
     description = {
       "Measure Floe on the embedded stack (in-process broker, JDBC/SQLite catalog, local files),"
           + " each figure beside its baseline from the same run: freshness against a 30 s poller,"
-          + " refresh cost against a full refresh and a whole-bucket recompute, backfill"
+          + " refresh cost against a full refresh and a whole-bucket recompute, the refresh cost"
+          + " of a dimension join after a fact append and after a dimension change of one key"
+          + " against a full refresh, backfill"
           + " throughput and a first run of three views against DuckDB, late data, many views"
           + " and target writes.",
       "Prints a table on stdout, progress on stderr, and writes JSON to --out.",
@@ -52,7 +54,7 @@ final class BenchCommand implements Callable<Integer> {
       split = ",",
       paramLabel = "NAME",
       description =
-          "Run only these scenarios: late-data, refresh-cost, backfill, first-run, startup,"
+          "Run only these scenarios: late-data, refresh-cost, join, backfill, first-run, startup,"
               + " freshness, many-views, target-write, readers, failover, object-store (default:"
               + " all but readers, which compares Parquet readers and engines for a full refresh,"
               + " failover, which restarts and kills Floe instances for a few minutes, and"

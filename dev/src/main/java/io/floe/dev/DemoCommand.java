@@ -18,8 +18,10 @@ import picocli.CommandLine.Spec;
     description = {
       "Run Floe with everything embedded: a Kafka broker (KRaft), an Iceberg JDBC catalog on a"
           + " SQLite file, a trades table that keeps receiving commits (appends every second, late"
-          + " trades, corrections, cancellations, compactions) and five views over it, one chained"
-          + " on another. Prints a live log of refreshes and serves the web UI.",
+          + " trades, corrections, cancellations, compactions), a dimension of the sector of each"
+          + " symbol that is corrected every 3 minutes, and six views over them, one chained on"
+          + " another, one joined to the dimension. Prints a live log of refreshes and serves the"
+          + " web UI.",
       "Exit code: 0, or 1 when --verify finds a view that differs from the oracle."
     })
 final class DemoCommand implements Callable<Integer> {

@@ -73,6 +73,45 @@ class BenchIT {
   }
 
   @Test
+  void shouldMeasureAJoinedViewsRefreshAfterAFactAppendAndAfterADimensionChange() throws Exception {
+    Path report = dir.resolve("report.json");
+    StringWriter err = new StringWriter();
+    CommandLine cli = Main.commandLine();
+    cli.setOut(new PrintWriter(new StringWriter()));
+    cli.setErr(new PrintWriter(err));
+
+    int exit =
+        cli.execute(
+            "bench",
+            "--quick",
+            "--scenario",
+            "join",
+            "--dir",
+            dir.resolve("work").toString(),
+            "--out",
+            report.toString());
+
+    assertThat(exit).as(err.toString()).isZero();
+    JsonNode join = scenario(new ObjectMapper().readTree(report.toFile()), "join");
+    assertThat(join.get("notes").toString())
+        .contains("sectors_5m equals the oracle after the fact append")
+        .contains("sectors_5m equals the oracle after the dimension change")
+        .contains("sectors_5m_full equals the oracle after its full refresh")
+        .doesNotContain("WRONG");
+    // The append is folded in (sum and count): only the appended rows are read, fewer than the
+    // dirty buckets hold; a full refresh reads every fact row.
+    JsonNode append = figure(join, "after a fact append");
+    assertThat(append.get("baselineIs").asText()).isEqualTo("full refresh");
+    assertThat(append.get("floe").asDouble()).isLessThanOrEqualTo(1.0);
+    assertThat(append.get("baseline").asDouble()).isGreaterThan(10);
+    // A dimension change reads no more than a full refresh, and the affected buckets are a part.
+    JsonNode dimension = figure(join, "after a dimension change of one key");
+    assertThat(dimension.get("baseline").asDouble()).isGreaterThan(1.5);
+    assertThat(dimension.get("floe").asDouble())
+        .isLessThanOrEqualTo(dimension.get("baseline").asDouble());
+  }
+
+  @Test
   void shouldBringThreeViewsCurrentFromOneNoticeOfAFirstRun() throws Exception {
     Path report = dir.resolve("report.json");
     StringWriter err = new StringWriter();

@@ -74,6 +74,10 @@ final class ViewJson {
     node.put("durationMs", refresh.durationMs());
     node.put("lagMs", refresh.lagMs());
     node.put("sourceSnapshotId", id(refresh.sourceSnapshotId()));
+    if (refresh.dimensionSnapshotIds() != null) {
+      ObjectNode dimensions = node.putObject("dimensionSnapshotIds");
+      refresh.dimensionSnapshotIds().forEach((table, id) -> dimensions.put(table, id(id)));
+    }
     node.put("targetSnapshotId", id(refresh.targetSnapshotId()));
     node.put("rowsWritten", refresh.rowsWritten());
     node.put("error", refresh.error());

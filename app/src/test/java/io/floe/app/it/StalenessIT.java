@@ -10,6 +10,7 @@ import io.floe.app.service.FloeService;
 import io.floe.schemas.RefreshEvent;
 import io.floe.testing.IcebergFixture;
 import io.floe.topology.refresh.ChunkId;
+import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.refresh.RefreshHooks;
 import io.floe.topology.view.ViewDefinition;
 import java.net.URI;
@@ -23,7 +24,14 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,6 +51,15 @@ class StalenessIT {
   private static final String DAYS =
       "SELECT symbol, date_trunc('day', ts) AS day_ts, count(*) AS n"
           + " FROM lake.market.trades GROUP BY 1, 2";
+
+  private static final Schema SYMBOLS =
+      new Schema(
+          Types.NestedField.optional(1, "symbol", Types.StringType.get()),
+          Types.NestedField.optional(2, "sector", Types.StringType.get()));
+  private static final String BY_SECTOR =
+      "SELECT s.sector, date_trunc('minute', t.ts) AS minute_ts, count(*) AS n"
+          + " FROM lake.market.trades t JOIN lake.ref.symbols s ON t.symbol = s.symbol"
+          + " GROUP BY s.sector, date_trunc('minute', t.ts)";
 
   @TempDir Path dir;
   private FloeHarness floe;
@@ -192,5 +209,110 @@ class StalenessIT {
     List<RefreshEvent> events =
         floe.awaitEvent("bars", e -> e.getStalenessMs() != null && e.getStalenessMs() > 2_000);
     assertThat(events.get(0).getStalenessMs()).as("the first refresh's").isNotNull();
+  }
+
+  @Test
+  void shouldCountACommitOfADimensionInTheStalenessUntilItsRefreshNamesTheDimensionSnapshot()
+      throws Exception {
+    // Given a view with an objective of 2 s that joins trades to a dimension of sectors, current
+    Table symbols = lake.createTable("ref", "symbols", SYMBOLS, PartitionSpec.unpartitioned());
+    lake.append(symbols, List.of(symbol("AAPL", "tech"), symbol("MSFT", "tech")));
+    create(
+        "{\"name\": \"sectors\", \"query\": \""
+            + BY_SECTOR
+            + "\", \"target\": \"lake.analytics.sectors\", \"refresh\": {\"max_staleness\":"
+            + " \"2s\"}}");
+    awaitDimensionReflected("sectors", symbols);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(listed("sectors").get("status").asText()).isEqualTo("IDLE");
+              assertThat(listed("sectors").get("staleness").asLong()).isZero();
+            });
+
+    // When only the dimension commits (a sector corrected) while refreshes are held
+    held.hold();
+    lake.overwrite(
+        symbols, r -> "AAPL".equals(r.getField("symbol")), List.of(symbol("AAPL", "devices")));
+    long corrected = symbols.currentSnapshot().snapshotId();
+    floe.announce("lake.ref.symbols");
+
+    // Then the view becomes stale past its objective by the age of that commit
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              JsonNode view = listed("sectors");
+              assertThat(view.get("status").asText()).as(view.toString()).isEqualTo("STALE");
+              assertThat(view.get("staleness").asLong()).isGreaterThan(2_000);
+              assertThat(gauge("floe_view_staleness_seconds", "sectors")).isGreaterThan(2.0);
+            });
+
+    // And once its refresh goes on, it is current again, and the refresh event names the
+    // dimension snapshot it reflects beside the fact's, with the staleness it ended
+    held.release();
+    awaitDimensionReflected("sectors", symbols);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              JsonNode view = listed("sectors");
+              assertThat(view.get("status").asText()).as(view.toString()).isEqualTo("IDLE");
+              assertThat(view.get("staleness").asLong()).isZero();
+              assertThat(
+                      view.at("/lastRefresh/dimensionSnapshotIds")
+                          .path("lake.ref.symbols")
+                          .asText())
+                  .as(view.toString())
+                  .isEqualTo(Long.toString(corrected));
+            });
+    RefreshEvent event =
+        floe
+            .awaitEvent(
+                "sectors",
+                e ->
+                    e.getDimensions() != null
+                        && e.getDimensions().stream()
+                            .anyMatch(d -> Long.valueOf(corrected).equals(d.getSnapshotId())))
+            .stream()
+            .filter(e -> e.getDimensions() != null && !e.getDimensions().isEmpty())
+            .reduce((first, second) -> second)
+            .orElseThrow();
+    assertThat(event.getDimensions()).hasSize(1);
+    assertThat(event.getDimensions().get(0).getTable().getName()).isEqualTo("symbols");
+    assertThat(event.getDimensions().get(0).getSnapshotId()).isEqualTo(corrected);
+    assertThat(event.getDimensions().get(0).getCommittedAt())
+        .isEqualTo(java.time.Instant.ofEpochMilli(symbols.currentSnapshot().timestampMillis()));
+    assertThat(event.getSourceSnapshotId()).isEqualTo(trades.currentSnapshot().snapshotId());
+    assertThat(event.getStalenessMs()).isGreaterThan(2_000);
+  }
+
+  private static Record symbol(String symbol, String sector) {
+    GenericRecord record = GenericRecord.create(SYMBOLS);
+    record.setField("symbol", symbol);
+    record.setField("sector", sector);
+    return record;
+  }
+
+  /** Waits until the view's target records the dimension's current snapshot. */
+  private void awaitDimensionReflected(String view, Table dimension) {
+    dimension.refresh();
+    String snapshot = "\"snapshot-id\":\"" + dimension.currentSnapshot().snapshotId() + "\"";
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              try {
+                String states =
+                    lake.catalog()
+                        .loadTable(TableIdentifier.of("analytics", view))
+                        .properties()
+                        .get(FloeProperties.DIMENSION_STATES);
+                return states != null && states.contains(snapshot);
+              } catch (NoSuchTableException e) {
+                return false;
+              }
+            });
   }
 }

@@ -24,6 +24,7 @@ public final class Bench {
       List.of(
           LateDataScenario.NAME,
           RefreshCostScenario.NAME,
+          JoinScenario.NAME,
           BackfillScenario.NAME,
           FirstRunScenario.NAME,
           StartupScenario.NAME,
@@ -79,6 +80,7 @@ public final class Bench {
             switch (scenario) {
               case LateDataScenario.NAME -> LateDataScenario.run(ctx);
               case RefreshCostScenario.NAME -> RefreshCostScenario.run(ctx);
+              case JoinScenario.NAME -> JoinScenario.run(ctx);
               case BackfillScenario.NAME -> BackfillScenario.run(ctx);
               case FirstRunScenario.NAME -> FirstRunScenario.run(ctx);
               case StartupScenario.NAME -> StartupScenario.run(ctx);

@@ -9,6 +9,7 @@ import io.floe.testing.oracle.Oracle;
 import io.floe.testing.workload.Trades;
 import io.floe.topology.refresh.Freshness;
 import io.floe.topology.view.InvalidViewException;
+import io.floe.topology.view.ParsedViewQuery;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.sql.ViewQueryParser;
@@ -38,9 +39,10 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 
 /**
  * {@code floe demo}: Floe with everything embedded. An in-process Kafka broker (KRaft), an Iceberg
- * JDBC catalog on a SQLite file, a trades table that keeps receiving commits, five views (one
- * chained on another), the web UI, and a live log of refreshes. With {@code verify}, every view is
- * compared with the oracle at the end.
+ * JDBC catalog on a SQLite file, a trades table that keeps receiving commits, a dimension of the
+ * sector of each symbol that is corrected every few minutes, six views (one chained on another, one
+ * joined to the dimension), the web UI, and a live log of refreshes. With {@code verify}, every
+ * view is compared with the oracle at the end.
  */
 public final class Demo {
 
@@ -48,6 +50,11 @@ public final class Demo {
   private static final String MARKER = ".floe-demo";
 
   private static final TableName TRADES = TableName.parse("lake.market.trades");
+
+  /** Every how many seconds a symbol moves to another sector; the first move comes early. */
+  private static final int SECTOR_EVERY = 180;
+
+  private static final int FIRST_SECTOR_MOVE = 45;
 
   /** What the user asked for. */
   public record Options(
@@ -105,35 +112,44 @@ public final class Demo {
           RefreshLog log = new RefreshLog(config, out)) {
         Catalog catalog = catalogs.catalog(TRADES.catalog());
         Table trades = createTrades(catalog);
+        Symbols symbols = Symbols.create(catalog);
         Market market = new Market(trades, options.ratePerSecond());
         for (Market.Commit commit : market.seed(Instant.now(), 3, 20_000)) {
           log.source(commit.kind(), commit.description());
         }
+        Market.Commit sectors = symbols.seed();
+        log.source(sectors.kind(), sectors.description());
         try (FloeService floe = new FloeService(config)) {
           floe.start();
-          announce(notices, trades);
+          announce(notices, TRADES, trades);
+          announce(notices, Symbols.NAME, symbols.table());
           log.start();
           out.printf(
               "%nWeb UI: http://localhost:%d    views: %s    config: %s%n"
                   + "The source gets %d trades a second, late trades, corrections, cancellations"
-                  + " and compactions.%n%s%n%n",
+                  + " and compactions; a symbol moves to another sector every %d s.%n%s%n%n",
               floe.httpPort(),
               dir.resolve("views.yaml"),
               configFile,
               options.ratePerSecond(),
+              SECTOR_EVERY,
               options.duration() == null
                   ? "Press Ctrl-C to stop."
                   : "Stopping after " + options.duration().toSeconds() + " s.");
           out.flush();
-          drive(market, trades, notices, log);
+          drive(market, trades, symbols, notices, log);
           return options.verify() ? verify(catalogs::catalog, log) : 0;
         }
       }
     }
   }
 
-  /** Commits to the source every second, announcing each commit, until it is time to stop. */
-  private void drive(Market market, Table trades, CommitNotices notices, RefreshLog log)
+  /**
+   * Commits to the source every second, and to the dimension every {@value #SECTOR_EVERY} s,
+   * announcing each commit, until it is time to stop.
+   */
+  private void drive(
+      Market market, Table trades, Symbols symbols, CommitNotices notices, RefreshLog log)
       throws InterruptedException {
     long ticks = options.duration() == null ? Long.MAX_VALUE : options.duration().toSeconds();
     long appended = 0;
@@ -152,8 +168,17 @@ public final class Demo {
         log.source("append", "FAILED: " + e.getMessage());
         continue;
       }
+      if (tick % SECTOR_EVERY == FIRST_SECTOR_MOVE) {
+        try {
+          Market.Commit moved = symbols.correct();
+          announce(notices, Symbols.NAME, symbols.table());
+          log.source(moved.kind(), moved.description());
+        } catch (RuntimeException e) {
+          log.source("sector", "FAILED: " + e.getMessage());
+        }
+      }
       for (Market.Commit commit : commits) {
-        announce(notices, trades);
+        announce(notices, TRADES, trades);
         if (commit.kind().equals("append")) {
           appended++;
         } else {
@@ -167,14 +192,15 @@ public final class Demo {
     }
   }
 
-  private static void announce(CommitNotices notices, Table table) throws InterruptedException {
+  private static void announce(CommitNotices notices, TableName name, Table table)
+      throws InterruptedException {
     table.refresh();
     Snapshot current = table.currentSnapshot();
     String metadata =
         table instanceof HasTableOperations ops
             ? ops.operations().current().metadataFileLocation()
             : null;
-    notices.publish(TRADES, current == null ? null : current.snapshotId(), metadata);
+    notices.publish(name, current == null ? null : current.snapshotId(), metadata);
   }
 
   /**
@@ -200,12 +226,26 @@ public final class Demo {
     }
     int failures = 0;
     for (ViewDefinition view : views) {
-      TableName sourceName = source(view);
-      Table source = table(catalogs, sourceName);
+      ParsedViewQuery query = parse(view);
+      Table source = table(catalogs, query.source());
       Table target = table(catalogs, view.target());
       long snapshot = Freshness.latestDataChange(source).orElseThrow().snapshotId();
+      List<Oracle.Source> dimensions = new ArrayList<>();
+      for (ParsedViewQuery.JoinedTable joined : query.dimensions()) {
+        Table dimension = table(catalogs, joined.table());
+        dimensions.add(
+            new Oracle.Source(
+                dimension, joined.table().toString(), dimension.currentSnapshot().snapshotId()));
+      }
       Optional<String> difference =
-          Oracle.difference(target, source, sourceName.toString(), snapshot, view.query());
+          Oracle.difference(
+              "view " + target.name(),
+              snapshot,
+              Oracle.expected(
+                  new Oracle.Source(source, query.source().toString(), snapshot),
+                  dimensions,
+                  view.query()),
+              Oracle.actual(target));
       if (difference.isPresent()) {
         failures++;
         out.println("  DIFFERS  " + view.name() + ": " + difference.get());
@@ -230,9 +270,12 @@ public final class Demo {
     List<String> behind = new ArrayList<>();
     for (ViewDefinition view : views) {
       try {
-        Table source = table(catalogs, source(view));
+        ParsedViewQuery query = parse(view);
+        Table source = table(catalogs, query.source());
         Table target = table(catalogs, view.target());
-        if (!Freshness.isCurrent(target, source, view.version())) {
+        List<Table> dimensions =
+            query.dimensions().stream().map(d -> table(catalogs, d.table())).toList();
+        if (!Freshness.isCurrent(target, source, dimensions, view.version())) {
           behind.add(view.name());
         }
       } catch (NoSuchTableException e) {
@@ -242,9 +285,9 @@ public final class Demo {
     return behind;
   }
 
-  private static TableName source(ViewDefinition view) {
+  private static ParsedViewQuery parse(ViewDefinition view) {
     try {
-      return ViewQueryParser.parse(view.query()).source();
+      return ViewQueryParser.parse(view.query());
     } catch (InvalidViewException e) {
       throw new IllegalStateException(e);
     }

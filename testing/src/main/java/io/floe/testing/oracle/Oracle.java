@@ -537,15 +537,23 @@ public final class Oracle {
                 "CAST($1 AS DATE)");
       }
       if (field.type().typeId() == Type.TypeID.TIMESTAMP) {
-        String column = "\"?" + Pattern.quote(field.name()) + "\"?";
-        sql = dateBinAsTimeBucket(sql, column, "\"" + field.name() + "\"");
+        // The column as written, qualified by its table's alias in a join (t.ts) or not.
+        String column = "(?:[A-Za-z_][A-Za-z0-9_]*\\.)?\"?" + Pattern.quote(field.name()) + "\"?";
+        sql =
+            dateBinAsTimeBucket(
+                sql,
+                column,
+                null,
+                ((Types.TimestampType) field.type()).shouldAdjustToUTC()
+                    ? "TIMESTAMPTZ"
+                    : "TIMESTAMP");
       }
       if (field.type().typeId() == Type.TypeID.TIMESTAMP_NANO) {
         String column = "\"?" + Pattern.quote(field.name()) + "\"?";
         String nanos = "epoch_ns(\"" + field.name() + "\")";
         String flooredMicros =
             "make_timestamp((" + nanos + " - (" + nanos + " % 1000 + 1000) % 1000) // 1000)";
-        sql = dateBinAsTimeBucket(sql, column, flooredMicros);
+        sql = dateBinAsTimeBucket(sql, column, flooredMicros, "TIMESTAMP");
         sql =
             sql.replaceAll(
                 "(?i)\\bdate_trunc\\s*\\(\\s*('[^']*')\\s*,\\s*" + column + "\\s*\\)",
@@ -562,23 +570,38 @@ public final class Oracle {
   /**
    * {@code date_bin(stride, column[, origin])} as DuckDB's {@code time_bucket(stride, value,
    * origin)}, with the Unix epoch for a missing origin (DuckDB's own default origin is 2000-01-03).
-   * Timestamps are UTC wall-clock values in the oracle's table, so the origin is one too.
+   * Timestamps are UTC wall-clock values in the oracle's table (and its session's time zone is UTC
+   * for a {@code timestamptz}), so the origin is one too.
+   *
+   * @param value what is bucketed; null for the column as the query writes it
+   * @param originType the type the origin is cast to, the value's: {@code TIMESTAMP} or {@code
+   *     TIMESTAMPTZ}
    */
-  private static String dateBinAsTimeBucket(String sql, String column, String value) {
+  private static String dateBinAsTimeBucket(
+      String sql, String column, String value, String originType) {
     Matcher m =
         Pattern.compile(
                 "(?i)\\bdate_bin\\s*\\(\\s*(INTERVAL\\s*'[^']*'\\s*[A-Za-z]+(?:\\s+TO\\s+[A-Za-z]+)?)"
-                    + "\\s*,\\s*"
+                    + "\\s*,\\s*("
                     + column
-                    + "\\s*(?:,\\s*(TIMESTAMP\\s*'[^']*')\\s*)?\\)")
+                    + ")\\s*(?:,\\s*(TIMESTAMP\\s*'[^']*')\\s*)?\\)")
             .matcher(sql);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
-      String origin = m.group(2) == null ? "TIMESTAMP '1970-01-01 00:00:00'" : m.group(2);
+      String origin = m.group(3) == null ? "TIMESTAMP '1970-01-01 00:00:00'" : m.group(3);
+      String bucketed = value == null ? m.group(2) : value;
       m.appendReplacement(
           out,
           Matcher.quoteReplacement(
-              "time_bucket(" + m.group(1) + ", " + value + ", CAST(" + origin + " AS TIMESTAMP))"));
+              "time_bucket("
+                  + m.group(1)
+                  + ", "
+                  + bucketed
+                  + ", CAST("
+                  + origin
+                  + " AS "
+                  + originType
+                  + "))"));
     }
     m.appendTail(out);
     return out.toString();

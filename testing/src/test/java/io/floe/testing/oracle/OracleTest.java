@@ -114,4 +114,49 @@ class OracleTest {
         .containsExactly(
             tuple("AAPL", BigDecimal.valueOf(5)), tuple("MSFT", BigDecimal.valueOf(7)));
   }
+
+  @Test
+  void shouldBinATimestampWithTimeZoneOfAJoinedFactFromTheUnixEpoch() {
+    // Given trades of two symbols in two 5-minute bins (timestamptz), and a dimension of sectors
+    org.apache.iceberg.Schema sectors =
+        new org.apache.iceberg.Schema(
+            org.apache.iceberg.types.Types.NestedField.optional(
+                1, "symbol", org.apache.iceberg.types.Types.StringType.get()),
+            org.apache.iceberg.types.Types.NestedField.optional(
+                2, "sector", org.apache.iceberg.types.Types.StringType.get()));
+    Table symbols =
+        lake.createTable("m", "symbols", sectors, org.apache.iceberg.PartitionSpec.unpartitioned());
+    org.apache.iceberg.data.GenericRecord tech =
+        org.apache.iceberg.data.GenericRecord.create(sectors);
+    tech.setField("symbol", "AAPL");
+    tech.setField("sector", "tech");
+    long dimension = lake.append(symbols, List.of(tech));
+    long fact =
+        lake.append(
+            trades,
+            List.of(
+                lake.trade("AAPL", "2026-04-08T10:00:01Z", 10.0, 5L, "B"),
+                lake.trade("AAPL", "2026-04-08T10:04:59Z", 11.0, 3L, "S"),
+                lake.trade("AAPL", "2026-04-08T10:05:00Z", 12.0, 2L, "B"),
+                lake.trade("MSFT", "2026-04-08T10:01:00Z", 99.0, 7L, "B")));
+    String view =
+        "SELECT s.sector, date_bin(INTERVAL '5' MINUTE, t.ts) AS bar_ts, sum(t.quantity) AS volume"
+            + " FROM lake.m.trades t JOIN lake.m.symbols s ON t.symbol = s.symbol"
+            + " GROUP BY s.sector, date_bin(INTERVAL '5' MINUTE, t.ts)";
+
+    // When the oracle evaluates the view
+    List<List<Object>> rows =
+        Oracle.expected(
+            new Oracle.Source(trades, "lake.m.trades", fact),
+            List.of(new Oracle.Source(symbols, "lake.m.symbols", dimension)),
+            view);
+
+    // Then each trade of a joined symbol lands in its bin from the Unix epoch
+    assertThat(rows)
+        .extracting(row -> row.get(0), row -> row.get(2))
+        .containsExactly(
+            tuple("tech", BigDecimal.valueOf(8)), tuple("tech", BigDecimal.valueOf(2)));
+    assertThat(rows.get(0).get(1))
+        .isEqualTo(Oracle.normalize(java.time.OffsetDateTime.parse("2026-04-08T10:00:00Z")));
+  }
 }

@@ -138,7 +138,10 @@ public final class ViewMaintainer {
       }
       state = ViewState.created(StoredView.of(defined.get()), now);
     }
-    if (update instanceof DirtyUpdate.Request request) {
+    if (update instanceof DirtyUpdate.Request request && request.dimensionSnapshot() != null) {
+      LOG.debug("View {} refreshes for {}", view, request.requestedBy());
+      state.addDimensionChange(request.dimensionSnapshot(), now);
+    } else if (update instanceof DirtyUpdate.Request request) {
       boolean full = request.kind() == DirtyUpdate.Request.Kind.FULL_REFRESH;
       LOG.info(
           "{} of view {} requested{}",
@@ -297,7 +300,7 @@ public final class ViewMaintainer {
     Long lag =
         ahead || outcome.target().committedAt() == null
             ? null
-            : Math.max(0, outcome.target().committedAt() - outcome.source().committedAt());
+            : Math.max(0, outcome.target().committedAt() - outcome.newestReadCommittedAt());
     RefreshMode mode =
         ahead ? RefreshMode.SKIPPED : outcome.full() ? RefreshMode.FULL : RefreshMode.INCREMENTAL;
     SourceSnapshot reached = ahead ? null : outcome.source();
@@ -316,7 +319,8 @@ public final class ViewMaintainer {
                 outcome.source().snapshotId(),
                 lag,
                 outcome.work().rowsWritten(),
-                null),
+                null,
+                ViewState.LastRefresh.dimensionSnapshotIds(outcome)),
         reached,
         now);
     List<Report> reports = new ArrayList<>();

@@ -9,12 +9,15 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.refresh.RefreshId;
+import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.store.StoredDirty;
 import io.floe.topology.store.StoredView;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The maintain stage's state of one view (store {@code view-state}) and its state machine (DESIGN
@@ -123,7 +126,13 @@ public final class ViewState {
     }
   }
 
-  /** The outcome of a completed (or failed) refresh. */
+  /**
+   * The outcome of a completed (or failed) refresh.
+   *
+   * @param dimensionSnapshotIds the snapshot of each dimension the refresh joined, by table (one
+   *     without a snapshot left out); null for a view of one table, a failed refresh, and in states
+   *     of earlier releases, which it is left out of the stored value for, as they stored it
+   */
   public record LastRefresh(
       RefreshId refreshId,
       String mode,
@@ -134,7 +143,23 @@ public final class ViewState {
       Long sourceSnapshotId,
       Long lagMs,
       long rowsWritten,
-      String error) {}
+      String error,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Long> dimensionSnapshotIds) {
+
+    /** The snapshot of each dimension {@code outcome} read, by table; null when it joined none. */
+    static Map<String, Long> dimensionSnapshotIds(RefreshOutcome outcome) {
+      if (outcome.dimensions().isEmpty()) {
+        return null;
+      }
+      Map<String, Long> ids = new TreeMap<>();
+      for (RefreshOutcome.Dimension dimension : outcome.dimensions()) {
+        if (dimension.snapshot() != null) {
+          ids.put(dimension.table().toString(), dimension.snapshot().snapshotId());
+        }
+      }
+      return ids;
+    }
+  }
 
   /** How many recent refreshes the state keeps, for the API and the lag chart. */
   static final int RECENT = 30;
@@ -148,8 +173,9 @@ public final class ViewState {
   @JsonIgnore private SourceSnapshot pendingPin;
   private Scope pendingScope;
   private Long firstPendingAt;
-  // Staleness: the commit time (epoch millis) of the oldest source commit the target
-  // does not reflect, among the pending changes and among those of the refresh in flight; null
+  // Staleness: the commit time (epoch millis) of the oldest source commit (of the source table or
+  // of a dimension the view joins) the target does not reflect, among the pending changes and among
+  // those of the refresh in flight; null
   // when there is none. A source that is another view's target counts from the commits of the
   // root source its snapshots bring in (SourceSnapshot#originCommittedAt), so that staleness is
   // end to end. A view's first refresh, or one of a new definition, counts from when the
@@ -333,6 +359,18 @@ public final class ViewState {
       unreflected(snapshot.originCommittedAt());
     }
     pendingPin = snapshot;
+  }
+
+  /**
+   * A commit of a dimension the view joins (DESIGN §3.10), in {@code snapshot}: the next refresh
+   * catches up with the source, pinning each dimension's current snapshot, and the planner tells
+   * from the bookmark what the dimension changed. It is a commit of a source like the others: it
+   * waits for {@code linger} and {@code min_interval}, and the view is stale by its age until a
+   * refresh that starts after it completes (one in flight may have pinned the dimension before it).
+   */
+  public void addDimensionChange(SourceSnapshot snapshot, long now) {
+    catchUp(DirtyBuckets.none(), now);
+    unreflected(snapshot.originCommittedAt());
   }
 
   private void catchUp(DirtyBuckets dirty, long now) {
@@ -548,7 +586,8 @@ public final class ViewState {
               failed.pin() == null ? null : failed.pin().snapshotId(),
               null,
               0,
-              error));
+              error,
+              null));
     }
     inFlight = null;
     if (failed != null) {

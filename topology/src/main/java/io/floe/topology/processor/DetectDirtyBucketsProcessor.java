@@ -134,10 +134,7 @@ public final class DetectDirtyBucketsProcessor
     long committedAt = event.getTimestamp().toEpochMilli();
     for (CompiledView view : views.joiningTable(table)) {
       DirtyUpdate request =
-          new DirtyUpdate.Request(
-              DirtyUpdate.Request.Kind.REFRESH,
-              committedAt,
-              "snapshot " + event.getSnapshotId() + " of dimension " + table);
+          DirtyUpdate.Request.dimensionCommitted(table.toString(), SourceSnapshot.of(event));
       context.forward(new Record<>(view.name(), request, committedAt));
     }
   }

@@ -1,6 +1,7 @@
 package io.floe.topology.processor;
 
 import io.floe.schemas.BucketRange;
+import io.floe.schemas.DimensionSnapshot;
 import io.floe.schemas.ObjectStoreRequests;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
@@ -317,7 +318,29 @@ public final class EventRecords {
         .setStoreBytesRead(outcome == null ? null : outcome.requests().bytesRead())
         .setStoreBytesWritten(outcome == null ? null : outcome.requests().bytesWritten())
         .setScope(scope(refresh, outcome))
+        .setDimensions(
+            outcome == null || mode == RefreshMode.SKIPPED
+                ? null
+                : dimensions(outcome.dimensions()))
         .build();
+  }
+
+  /** Each dimension a refresh joined, at the snapshot it read. */
+  private static List<DimensionSnapshot> dimensions(List<RefreshOutcome.Dimension> read) {
+    List<DimensionSnapshot> dimensions = new ArrayList<>();
+    for (RefreshOutcome.Dimension dimension : read) {
+      SourceSnapshot snapshot = dimension.snapshot();
+      dimensions.add(
+          DimensionSnapshot.newBuilder()
+              .setTable(tableRef(dimension.table(), snapshot == null ? null : snapshot.tableUuid()))
+              .setSnapshotId(snapshot == null ? null : snapshot.snapshotId())
+              .setCommittedAt(
+                  snapshot == null || snapshot.committedAt() <= 0
+                      ? null
+                      : Instant.ofEpochMilli(snapshot.committedAt()))
+              .build());
+    }
+    return dimensions;
   }
 
   private static List<ObjectStoreRequests> requests(RequestCounts counts) {

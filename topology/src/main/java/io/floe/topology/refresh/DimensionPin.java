@@ -1,5 +1,6 @@
 package io.floe.topology.refresh;
 
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.TableName;
 import org.apache.iceberg.Snapshot;
@@ -18,6 +19,12 @@ record DimensionPin(TableName name, Table table, Snapshot snapshot) {
   /** Pins the dimension's current snapshot. */
   static DimensionPin current(TableName name, Table table) {
     return new DimensionPin(name, table, table.currentSnapshot());
+  }
+
+  /** The dimension as the refresh's outcome reports it. */
+  RefreshOutcome.Dimension read() {
+    return new RefreshOutcome.Dimension(
+        name, snapshot == null ? null : SourceSnapshot.of(table, snapshot));
   }
 
   /** The pinned snapshot's id, or {@link DimensionTables#NO_SNAPSHOT}. */

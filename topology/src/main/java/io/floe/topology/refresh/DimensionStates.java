@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.Digests;
 import io.floe.topology.view.SourceColumns;
@@ -152,6 +153,22 @@ record DimensionStates(List<State> states) {
       changes.add("the dimensions joined were " + recorded.format() + ", now " + format());
     }
     return String.join("; ", changes);
+  }
+
+  /**
+   * The dimensions as a refresh's outcome reports them, when only these states are known (a refresh
+   * reported from its commit's summary): the snapshots' sequence numbers and commit times are not.
+   */
+  List<RefreshOutcome.Dimension> read() {
+    return states.stream()
+        .map(
+            s ->
+                new RefreshOutcome.Dimension(
+                    s.table(),
+                    s.snapshotId() == null
+                        ? null
+                        : new SourceSnapshot(s.uuid(), s.snapshotId(), -1, 0)))
+        .toList();
   }
 
   /** A short digest of the recorded form, the same in every JVM and release. */

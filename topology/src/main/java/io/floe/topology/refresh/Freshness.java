@@ -2,6 +2,8 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.refresh.eval.ViewScan;
 import io.floe.topology.view.SourceColumns;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
@@ -42,6 +44,42 @@ public final class Freshness {
         && target.properties().get(FloeProperties.PROGRESS) == null
         && viewVersion.equals(target.properties().get(FloeProperties.VIEW_VERSION))
         && readsAsRecorded(Bookmark.of(target), source);
+  }
+
+  /**
+   * Whether {@code target} holds the view (of version {@code viewVersion}) of {@code source} and of
+   * each of {@code dimensions}, the tables it joins (DESIGN §3.10), as they are now: besides {@link
+   * #isCurrent(Table, Table, String)}, the target records each dimension at its current snapshot,
+   * or at its newest data-changing one (a compaction of a dimension asks no refresh).
+   */
+  public static boolean isCurrent(
+      Table target, Table source, List<Table> dimensions, String viewVersion) {
+    if (!isCurrent(target, source, viewVersion)) {
+      return false;
+    }
+    DimensionStates recorded;
+    try {
+      recorded = Bookmark.of(target).parsedDimensionStates();
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    for (Table dimension : dimensions) {
+      Long changed = latestDataChange(dimension).map(Snapshot::snapshotId).orElse(null);
+      Long current =
+          dimension.currentSnapshot() == null ? null : dimension.currentSnapshot().snapshotId();
+      String uuid = dimension.uuid().toString();
+      boolean reflected =
+          recorded.states().stream()
+              .anyMatch(
+                  s ->
+                      s.uuid().equals(uuid)
+                          && (Objects.equals(s.snapshotId(), current)
+                              || Objects.equals(s.snapshotId(), changed)));
+      if (!reflected) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -4,6 +4,8 @@ import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.iceberg.RequestCounts;
+import io.floe.topology.view.TableName;
+import java.util.List;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -21,6 +23,8 @@ import org.apache.iceberg.Table;
  * @param recomputed the buckets recomputed, in stored bucket-column values
  * @param bucketType the type of the bucket column, the unit of {@code recomputed}; null if unknown
  * @param source the source snapshot the refresh read
+ * @param dimensions each dimension table the refresh joined, at the snapshot it read, ordered by
+ *     table name; empty for a view of one table and for a refresh that computed nothing
  * @param target the target snapshot holding the change, if any
  * @param work what the refresh read and wrote
  * @param compaction what the compaction that ran after the refresh, in its slot, did; null when
@@ -36,10 +40,25 @@ public record RefreshOutcome(
     DirtyBuckets recomputed,
     BucketColumnType bucketType,
     SourceSnapshot source,
+    List<Dimension> dimensions,
     Target target,
     Work work,
     Compaction compaction,
     RequestCounts requests) {
+
+  public RefreshOutcome {
+    dimensions = List.copyOf(dimensions);
+  }
+
+  /**
+   * A dimension table a refresh joined (DESIGN §3.10), at the one snapshot it read for the whole
+   * refresh.
+   *
+   * @param table the dimension as the view names it
+   * @param snapshot the snapshot read; null when the dimension had none (no rows). Its commit time
+   *     is 0 when not known (a refresh reported after a restart, told from its commit's summary)
+   */
+  public record Dimension(TableName table, SourceSnapshot snapshot) {}
 
   /**
    * The target as a refresh left it.
@@ -112,6 +131,7 @@ public record RefreshOutcome(
       DirtyBuckets recomputed,
       BucketColumnType bucketType,
       SourceSnapshot source,
+      List<Dimension> dimensions,
       Target target,
       Work work) {
     return new RefreshOutcome(
@@ -122,6 +142,7 @@ public record RefreshOutcome(
         recomputed,
         bucketType,
         source,
+        dimensions,
         target,
         work,
         null,
@@ -147,6 +168,7 @@ public record RefreshOutcome(
         DirtyBuckets.none(),
         bucketType,
         source,
+        List.of(),
         target,
         Work.NONE,
         null,
@@ -208,6 +230,7 @@ public record RefreshOutcome(
         recomputed,
         bucketType,
         source,
+        dimensions,
         newTarget,
         work,
         newCompaction,
@@ -257,6 +280,21 @@ public record RefreshOutcome(
       }
       return NONE;
     }
+  }
+
+  /**
+   * The commit time (epoch millis) of the newest snapshot the refresh read, of the source or of a
+   * dimension it joins; 0 when none is known. A refresh's lag counts from it: one that a dimension
+   * commit asked for brings that commit in, not the source's older one.
+   */
+  public long newestReadCommittedAt() {
+    long newest = source.committedAt();
+    for (Dimension dimension : dimensions) {
+      if (dimension.snapshot() != null) {
+        newest = Math.max(newest, dimension.snapshot().committedAt());
+      }
+    }
+    return newest;
   }
 
   /** Whether every bucket was recomputed. */

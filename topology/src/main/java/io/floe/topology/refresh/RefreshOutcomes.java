@@ -3,6 +3,7 @@ package io.floe.topology.refresh;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.view.ViewPlan;
+import java.util.List;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -81,9 +82,23 @@ record RefreshOutcomes(
             recomputed,
             plan.bucketing().columnType(),
             SourceSnapshot.of(source, pinned),
+            dimensionsOf(last),
             RefreshOutcome.Target.of(target, last),
             RefreshOutcome.Work.recorded(rowsWritten, rowsReplaced, added, removed))
         .reportedLate();
+  }
+
+  /**
+   * The dimensions the last commit of a refresh recorded it joined, at the snapshots it read; their
+   * commit times are not known here. None when the record is unreadable: the bookmark's guard, not
+   * this report, keeps the target right.
+   */
+  private static List<RefreshOutcome.Dimension> dimensionsOf(Snapshot last) {
+    try {
+      return DimensionStates.parse(last.summary().get(FloeProperties.DIMENSION_STATES)).read();
+    } catch (IllegalArgumentException e) {
+      return List.of();
+    }
   }
 
   private static ChunkId chunkOf(Snapshot snapshot) {

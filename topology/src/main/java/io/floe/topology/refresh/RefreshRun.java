@@ -14,6 +14,7 @@ import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.SourceColumns;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -118,6 +119,14 @@ final class RefreshRun {
                 + ": "
                 + e.getMessage());
       }
+    }
+
+    /** Each dimension at its pinned snapshot, as the outcome reports it, ordered by table name. */
+    List<RefreshOutcome.Dimension> dimensionsRead() {
+      return dimensions.values().stream()
+          .map(DimensionPin::read)
+          .sorted(Comparator.comparing(d -> d.table().toString()))
+          .toList();
     }
 
     /** The same reads for {@code other}, the request as the bookmark names it. */
@@ -364,6 +373,7 @@ final class RefreshRun {
         dirty,
         bucketType,
         SourceSnapshot.of(read.source(), read.snapshot()),
+        read.dimensionsRead(),
         new RefreshOutcome.Target(
             target.uuid().toString(),
             targetSnapshotId,

@@ -1,5 +1,6 @@
 package io.floe.topology.store;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
@@ -32,20 +33,48 @@ public sealed interface DirtyUpdate permits DirtyUpdate.Change, DirtyUpdate.Requ
       implements DirtyUpdate {}
 
   /**
-   * A user's request: refresh now, catching up with the source, or recompute every bucket.
+   * A request to refresh: a user's (refresh now, catching up with the source, or recompute every
+   * bucket), or a commit of a dimension table the view joins (DESIGN §3.10), which the detect stage
+   * turns into a refresh without reading anything.
    *
    * @param kind what was asked
    * @param requestedAt when (epoch millis)
    * @param requestedBy who asked, for the logs; may be null
    * @param range for a {@code REFRESH}, a time range whose every bucket is to be recomputed besides
    *     what changed; null for none (and in requests of earlier releases)
+   * @param dimensionSnapshot the snapshot of the dimension whose commit asks for the refresh, which
+   *     the view's staleness counts like a commit of its source; null for a user's request. Left
+   *     out of the stored form when null, as earlier releases wrote it (which read a dimension's
+   *     request as a user's)
    */
-  record Request(Kind kind, long requestedAt, String requestedBy, TimeRange range)
+  record Request(
+      Kind kind,
+      long requestedAt,
+      String requestedBy,
+      TimeRange range,
+      @JsonInclude(JsonInclude.Include.NON_NULL) SourceSnapshot dimensionSnapshot)
       implements DirtyUpdate {
 
-    /** A request without a time range. */
+    /** A user's request without a time range. */
     public Request(Kind kind, long requestedAt, String requestedBy) {
       this(kind, requestedAt, requestedBy, null);
+    }
+
+    /** A user's request. */
+    public Request(Kind kind, long requestedAt, String requestedBy, TimeRange range) {
+      this(kind, requestedAt, requestedBy, range, null);
+    }
+
+    /**
+     * The request of a commit of {@code dimension}, a table the view joins, in {@code snapshot}.
+     */
+    public static Request dimensionCommitted(String dimension, SourceSnapshot snapshot) {
+      return new Request(
+          Kind.REFRESH,
+          snapshot.committedAt(),
+          "snapshot " + snapshot.snapshotId() + " of dimension " + dimension,
+          null,
+          snapshot);
     }
 
     /** What a request asks for. */

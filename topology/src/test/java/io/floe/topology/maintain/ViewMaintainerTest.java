@@ -1,6 +1,7 @@
 package io.floe.topology.maintain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import io.floe.schemas.RefreshMode;
 import io.floe.testing.workload.TradeViews;
@@ -76,6 +77,7 @@ class ViewMaintainerTest {
         DirtyBuckets.all("first refresh of the view"),
         null,
         PINNED,
+        List.of(),
         new RefreshOutcome.Target(
             "uuid-2",
             committed ? 99L : null,
@@ -84,6 +86,47 @@ class ViewMaintainerTest {
         new RefreshOutcome.Work(10, 1_000, 3, 0, 1, 0, 1),
         null,
         RequestCounts.NONE);
+  }
+
+  @Test
+  void shouldReportARefreshADimensionCommitAskedForWithTheLagAndStalenessOfThatCommit() {
+    // Given a current view, whose source last committed at NOW - 500 ms
+    ViewState state = refreshing();
+    maintainer.completed(
+        VIEW, state, outcome(RefreshOutcome.Status.COMMITTED, state.inFlight().refreshId()), NOW);
+    SourceSnapshot dimension = new SourceSnapshot("dim-uuid", 7L, 3L, NOW + 10_000);
+
+    // When a dimension it joins commits at NOW + 10 s, and the refresh after it commits its
+    // target at NOW + 12 s, having read that dimension snapshot
+    maintainer.received(
+        VIEW,
+        state,
+        DirtyUpdate.Request.dimensionCommitted("lake.ref.symbols", dimension),
+        NOW + 10_100);
+    long due = state.dueAt();
+    assertThat(maintainer.next(VIEW, state, due)).isEqualTo(new Next.Pin(TRADES));
+    maintainer.looked(VIEW, state, new Lookup.Current(PINNED), due);
+    assertThat(maintainer.next(VIEW, state, due)).isInstanceOf(Next.Refresh.class);
+    RefreshOutcome joined =
+        RefreshOutcome.committed(
+            state.inFlight().refreshId(),
+            RefreshOutcome.Mode.FULL,
+            "dimension changed",
+            DirtyBuckets.all("dimension changed"),
+            null,
+            PINNED,
+            List.of(new RefreshOutcome.Dimension(TableName.parse("lake.ref.symbols"), dimension)),
+            new RefreshOutcome.Target("uuid-2", 100L, NOW + 12_000, null),
+            new RefreshOutcome.Work(10, 1_000, 3, 3, 1, 1, 1));
+    List<Report> reports = maintainer.completed(VIEW, state, joined, NOW + 12_500);
+
+    // Then its lag counts from the dimension commit, not from the source's older one, it ended
+    // the staleness of that commit, and the view is current
+    Report.Refreshed refreshed = (Report.Refreshed) reports.get(0);
+    assertThat(refreshed.lagMs()).isEqualTo(2_000);
+    assertThat(refreshed.stalenessMs()).isEqualTo(2_500);
+    assertThat(state.stalenessMs(NOW + 13_000)).isZero();
+    assertThat(state.last().dimensionSnapshotIds()).containsExactly(entry("lake.ref.symbols", 7L));
   }
 
   @Test

@@ -314,4 +314,63 @@ class ViewStateTest {
     // Then it is stale from that commit
     assertThat(state.stalenessMs(NOW + 4_000)).isEqualTo(3_000);
   }
+
+  @Test
+  void shouldCountACommitOfADimensionStaleUntilTheRefreshThatStartsAfterItCompletes()
+      throws Exception {
+    // Given a current view, whose source does not commit again
+    ViewState state = currentView();
+
+    // When a dimension it joins commits at NOW + 1 s, and its request arrives at NOW + 1.1 s
+    state.addDimensionChange(new SourceSnapshot("dim-uuid", 7L, 3L, NOW + 1_000), NOW + 1_100);
+
+    // Then the view is stale by the dimension commit's age, its refresh waits for linger as a
+    // commit of its source does, and once that refresh completes the view is current
+    assertThat(state.stalenessMs(NOW + 4_000)).isEqualTo(3_000);
+    assertThat(state.dueAt()).isEqualTo(NOW + 1_100 + state.view().lingerMs());
+    state.pinning();
+    state.pinned(new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000));
+    state.start(RefreshId.of("ohlcv_1m", "v", 42L), NOW + 5_000);
+    assertThat(state.stalenessMs(NOW + 6_000)).isEqualTo(5_000);
+    state.complete(null, new SourceSnapshot("uuid", 42L, 1L, NOW - 5_000), NOW + 7_000);
+    assertThat(state.stalenessMs(NOW + 8_000)).isZero();
+  }
+
+  @Test
+  void shouldCountACommitOfADimensionThatArrivesWhileARefreshRunsUntilTheNextRefresh()
+      throws Exception {
+    // Given a current view whose refresh of a source commit at NOW + 1 s runs
+    ViewState state = currentView();
+    SourceSnapshot commit = new SourceSnapshot("uuid", 43L, 2L, NOW + 1_000);
+    state.addChange(TRADES, TRADES, DirtyBuckets.all("a"), commit, NOW + 1_000);
+    state.start(RefreshId.of("ohlcv_1m", "v", 43L), NOW + 1_500);
+
+    // When a dimension commits at NOW + 2 s while it runs (it may have pinned the dimension before)
+    state.addDimensionChange(new SourceSnapshot("dim-uuid", 7L, 3L, NOW + 2_000), NOW + 2_100);
+    state.complete(null, commit, NOW + 3_000);
+
+    // Then the view stays stale from the dimension commit, with a refresh pending for it
+    assertThat(state.stalenessMs(NOW + 4_000)).isEqualTo(2_000);
+    assertThat(state.hasPending()).isTrue();
+  }
+
+  @Test
+  void shouldKeepTheDimensionSnapshotOfARequestThroughTheRepartitionTopic() {
+    // Given the request a dimension commit makes, and a user's
+    JsonSerde<DirtyUpdate> serde = JsonSerde.of(DirtyUpdate.class);
+    DirtyUpdate.Request dimension =
+        DirtyUpdate.Request.dimensionCommitted(
+            "lake.ref.symbols", new SourceSnapshot("dim-uuid", 7L, 3L, NOW));
+    DirtyUpdate.Request user = new DirtyUpdate.Request(DirtyUpdate.Request.Kind.REFRESH, 5, "api");
+
+    // When they go through the topic
+    DirtyUpdate dimensionRead = serde.deserialize("t", serde.serialize("t", dimension));
+    String userWritten =
+        new String(serde.serialize("t", user), java.nio.charset.StandardCharsets.UTF_8);
+
+    // Then the dimension's request keeps its snapshot, and a user's is written as before
+    assertThat(dimensionRead).isEqualTo(dimension);
+    assertThat(dimension.requestedBy()).isEqualTo("snapshot 7 of dimension lake.ref.symbols");
+    assertThat(userWritten).doesNotContain("dimensionSnapshot");
+  }
 }

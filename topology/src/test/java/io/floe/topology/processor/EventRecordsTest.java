@@ -1,15 +1,20 @@
 package io.floe.topology.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
+import io.floe.schemas.DimensionSnapshot;
 import io.floe.schemas.RefreshEvent;
 import io.floe.schemas.RefreshMode;
 import io.floe.schemas.SnapshotEvent;
 import io.floe.schemas.ViewCommand;
 import io.floe.schemas.ViewCommandType;
 import io.floe.testing.workload.TradeViews;
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.TimeRange;
 import io.floe.topology.detect.SourceSnapshot;
+import io.floe.topology.refresh.RefreshId;
+import io.floe.topology.refresh.RefreshOutcome;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoredView;
@@ -18,6 +23,7 @@ import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -148,5 +154,52 @@ class EventRecordsTest {
     assertThat(event.getError()).isEqualTo("catalog down");
     assertThat(event.getStartTime()).isEqualTo(event.getFinishTime());
     assertThat(event.getRequests()).isNull();
+  }
+
+  @Test
+  void shouldNameTheSnapshotOfEachDimensionARefreshJoined() throws Exception {
+    // Given a refresh that read source snapshot 42 and two dimensions, one without a snapshot
+    StoredView view =
+        StoredView.of(
+            CompiledView.compile(
+                ViewDefinition.of(
+                    "ohlcv_1m", TradeViews.OHLCV_1M, TableName.parse("lake.analytics.ohlcv_1m")),
+                1));
+    SourceSnapshot source = new SourceSnapshot("uuid-1", 42L, 7L, 1_000);
+    RefreshOutcome outcome =
+        RefreshOutcome.committed(
+            RefreshId.of("ohlcv_1m", view.version(), 42L),
+            RefreshOutcome.Mode.FULL,
+            "dimension changed",
+            DirtyBuckets.all("dimension changed"),
+            null,
+            source,
+            List.of(
+                new RefreshOutcome.Dimension(TableName.parse("lake.ref.sectors"), null),
+                new RefreshOutcome.Dimension(
+                    TableName.parse("lake.ref.symbols"),
+                    new SourceSnapshot("dim-uuid", 9L, 3L, 5_000))),
+            new RefreshOutcome.Target("uuid-2", 99L, 6_000L, null),
+            RefreshOutcome.Work.NONE);
+
+    // When its event is built, and that of a refresh that found the target ahead
+    RefreshEvent event =
+        EventRecords.refreshEvent(
+            view, TRADES, null, outcome, RefreshMode.FULL, 1_000L, 5_000L, null, 7_000);
+    RefreshEvent skipped =
+        EventRecords.refreshEvent(
+            view, TRADES, null, outcome, RefreshMode.SKIPPED, null, null, null, 7_000);
+
+    // Then the first names each dimension at its snapshot, the second none
+    assertThat(event.getDimensions())
+        .extracting(
+            d -> EventRecords.tableOf(d.getTable()).toString(),
+            DimensionSnapshot::getSnapshotId,
+            DimensionSnapshot::getCommittedAt)
+        .containsExactly(
+            tuple("lake.ref.sectors", null, null),
+            tuple("lake.ref.symbols", 9L, Instant.ofEpochMilli(5_000)));
+    assertThat(event.getDimensions().get(1).getTable().getUuid()).isEqualTo("dim-uuid");
+    assertThat(skipped.getDimensions()).isNull();
   }
 }
