@@ -51,7 +51,10 @@ final class RefreshCostScenario {
           + " sum(quantity) AS volume, max(price) AS high, min(price) AS low"
           + " FROM lake.market.trades GROUP BY 1, 2";
 
-  /** The same view with an average: not decomposable, so its dirty buckets are recomputed. */
+  /**
+   * The same view with an average: not decomposable, so Floe keeps its partial states (avg as a
+   * compensated sum and a count) in a state table and folds appends into them.
+   */
   private static final String QUERY_WITH_AVG =
       "SELECT symbol, date_trunc('week', ts) AS week, count(*) AS trades,"
           + " sum(quantity) AS volume, max(price) AS high, min(price) AS low,"
@@ -152,7 +155,7 @@ final class RefreshCostScenario {
           refresher.refresh(
               RefreshRequest.of(BenchLake.compiled(weekly), s2, s1, dirty),
               ViewRefresher.ProgressListener.NONE);
-      RefreshOutcome recomputed =
+      RefreshOutcome folded =
           refresher.refresh(
               RefreshRequest.of(BenchLake.compiled(weeklyAvg), s2, s1, dirty),
               ViewRefresher.ProgressListener.NONE);
@@ -204,17 +207,20 @@ final class RefreshCostScenario {
           .figure(perRowAppended(bytes, "B", incremental.work().bytesRead(), bucketBytes, bucket))
           .figure(
               perRowAppended(
-                  rows + ", view with avg (bucket recompute)",
+                  rows + ", view with avg (partial states)",
                   "rows",
-                  recomputed.work().rowsRead(),
+                  folded.work().rowsRead(),
                   bucketRows,
                   bucket))
           .note(
               "weekly is decomposable (count, sum, max, min) and the snapshot an append, so Floe"
                   + " folds the appended rows into the target rows of the dirty week (the delta"
-                  + " path) and reads nothing else; weekly_avg has avg, so Floe recomputes the"
-                  + " dirty week as iceberg-ivm does, reading fewer rows only where file"
-                  + " statistics exclude files of the week.");
+                  + " path) and reads nothing else; weekly_avg has avg, whose partial states (a"
+                  + " compensated sum and a count per group) Floe keeps in a state table beside"
+                  + " the target: it folds the appended rows into them ("
+                  + folded.mode().label()
+                  + ") and reads nothing else either, where iceberg-ivm recomputes the dirty"
+                  + " week.");
       minuteView(ctx, lake, refresher, result);
     }
     return result;
