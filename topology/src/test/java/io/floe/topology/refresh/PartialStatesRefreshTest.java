@@ -9,8 +9,10 @@ import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,6 +40,17 @@ class PartialStatesRefreshTest {
       """
       SELECT symbol, date_trunc('hour', ts) AS hour_ts, stddev(price) AS spread,
              var_pop(quantity) AS dispersion, variance(price) AS price_variance, count(*) AS n
+      FROM lake.market.trades
+      GROUP BY 1, 2
+      """;
+
+  /** OHLCV bars with the spread of prices: min_by, max_by and stddev keep partial states. */
+  private static final String BARS =
+      """
+      SELECT symbol, date_trunc('hour', ts) AS hour_ts, min_by(price, ts) AS open,
+             max(price) AS high, min(price) AS low, max_by(price, ts) AS close,
+             sum(quantity) AS volume, stddev(price) AS spread, var_pop(quantity) AS dispersion,
+             max_by(quantity, ts) AS last_size
       FROM lake.market.trades
       GROUP BY 1, 2
       """;
@@ -271,6 +284,36 @@ class PartialStatesRefreshTest {
     assertThat(stateTable(view).schema().columns())
         .extracting(Types.NestedField::name)
         .contains("spread__count", "spread__mean", "spread__m2", "n");
+  }
+
+  @Test
+  void shouldFoldAppendsIntoTheStoredExtremesAndMomentsOfBars() {
+    // Given hourly bars with min_by, max_by, stddev and var_pop, refreshed once
+    ViewDefinition view = view("bars", BARS);
+    lake.append(trades, lake.randomTrades(random, 300, "2026-04-07", 10, 14));
+    refresh(view);
+
+    // When trades are appended to the same hours, two of them at the exact time of an existing
+    // trade (a tie on the key of min_by and max_by, broken by the value as a recompute breaks it)
+    trades.refresh();
+    Record first = IcebergFixture.readAll(trades, trades.currentSnapshot().snapshotId()).get(0);
+    List<Record> appended =
+        new java.util.ArrayList<>(lake.randomTrades(random, 18, "2026-04-07", 10, 14));
+    for (double price : new double[] {0.5, 1e6}) {
+      Record tie = first.copy();
+      tie.setField("id", 100_000L + (long) price);
+      tie.setField("price", price);
+      appended.add(tie);
+    }
+    lake.append(trades, appended);
+    RefreshOutcome outcome = refresh(view);
+
+    // Then the appended rows alone are read and folded (the oracle holds)
+    assertThat(outcome.delta()).isTrue();
+    assertThat(outcome.work().rowsRead()).isEqualTo(20);
+    assertThat(stateTable(view).schema().columns())
+        .extracting(Types.NestedField::name)
+        .contains("open__key", "open__value", "spread__count", "spread__mean", "spread__m2");
   }
 
   @Test

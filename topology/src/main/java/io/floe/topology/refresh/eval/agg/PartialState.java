@@ -1,5 +1,6 @@
 package io.floe.topology.refresh.eval.agg;
 
+import io.floe.topology.refresh.eval.vector.Vectors;
 import java.util.List;
 import java.util.function.BinaryOperator;
 import org.apache.calcite.rel.core.AggregateCall;
@@ -54,13 +55,22 @@ public interface PartialState {
   /**
    * The state of {@code call} when Floe keeps one for it apart from its value, or null: {@code avg}
    * of a double or real result, {@code stddev} and {@code variance} in all their forms (a decimal
-   * average, a DISTINCT or FILTER clause keep recomputing).
+   * average, a DISTINCT or FILTER clause keep recomputing), {@code min_by} and {@code max_by} of an
+   * integer, temporal or double value ordered by an integer or temporal key.
    *
    * @param inputTypes the types of the aggregate's input columns, which its arguments index
    */
   static PartialState of(AggregateCall call, SqlTypeName[] inputTypes) {
     if (call.isDistinct() || call.filterArg >= 0) {
       return null;
+    }
+    SqlKind by = call.getAggregation().getKind();
+    if ((by == SqlKind.ARG_MIN || by == SqlKind.ARG_MAX)
+        && Vectors.longKind(inputTypes[call.getArgList().get(1)]) != null
+        && (Vectors.longKind(inputTypes[call.getArgList().get(0)]) != null
+            || inputTypes[call.getArgList().get(0)] == SqlTypeName.DOUBLE)) {
+      // The typed states of min_by and max_by: ordered by a key held as a long.
+      return new By(by == SqlKind.ARG_MIN);
     }
     RelDataType type = call.getType();
     SqlKind kind = call.getAggregation().getKind();
@@ -180,6 +190,47 @@ public interface PartialState {
     @Override
     public Object result(Object[] parts) {
       return AggregateStates.Moments.of(kind, type, parts).result();
+    }
+  }
+
+  /**
+   * min_by and max_by: the extreme key (as the typed state holds it, a long) and the value that won
+   * at it, merged by the recompute's tie rule: on equal keys a non-null value wins, then the
+   * smaller (min_by) or larger (max_by) value.
+   */
+  record By(boolean min) implements PartialState {
+    private static final List<Part> PARTS =
+        List.of(new Part("key", Kind.LONG), new Part("value", Kind.VALUE));
+
+    @Override
+    public List<Part> parts() {
+      return PARTS;
+    }
+
+    @Override
+    public Object[] of(AggregateStates.State state, int group) {
+      return ((AggregateStates.By) state).partial(group);
+    }
+
+    @Override
+    public Object[] merge(Object[] stored, Object[] delta) {
+      if (stored[0] == null || delta[0] == null) {
+        return stored[0] == null ? delta : stored;
+      }
+      int byKey = Long.compare((Long) delta[0], (Long) stored[0]);
+      if (byKey != 0) {
+        return (min ? byKey < 0 : byKey > 0) ? delta : stored;
+      }
+      if (delta[1] == null || stored[1] == null) {
+        return stored[1] == null ? delta : stored;
+      }
+      int byValue = AggregateStates.compareNullsFirst(delta[1], stored[1]);
+      return (min ? byValue < 0 : byValue > 0) ? delta : stored;
+    }
+
+    @Override
+    public Object result(Object[] parts) {
+      return parts[1];
     }
   }
 }
