@@ -38,10 +38,10 @@ import org.apache.iceberg.io.CloseableIterable;
  * Scenario 2: what one small append costs. A weekly view over a day-partitioned source with N rows
  * a day; k rows are appended to the last day. Floe's refresh reads (rows, bytes) ÷ rows appended,
  * beside a full refresh and a recompute of the whole dirty bucket (what iceberg-ivm runs in Trino:
- * every row of the dirty week). Then a 1-minute OHLCV view, which is recomputed rather than folded,
- * over a day-partitioned source whose files are sorted by time with row groups and pages small
- * enough to prune: a few minutes' worth of rows appended at the end of the last day, and the rows
- * the refresh read ÷ the rows in the dirty minutes, beside reading the whole day files.
+ * every row of the dirty week). Then a 1-minute OHLCV view with a median, recomputed rather than
+ * folded, over a day-partitioned source whose files are sorted by time with row groups and pages
+ * small enough to prune: a few minutes' worth of rows appended at the end of the last day, and the
+ * rows the refresh read ÷ the rows in the dirty minutes, beside reading the whole day files.
  */
 final class RefreshCostScenario {
 
@@ -51,21 +51,32 @@ final class RefreshCostScenario {
           + " sum(quantity) AS volume, max(price) AS high, min(price) AS low"
           + " FROM lake.market.trades GROUP BY 1, 2";
 
-  /** The same view with an average: not decomposable, so its dirty buckets are recomputed. */
+  /**
+   * The same view with an average: not decomposable, so Floe keeps its partial states (avg as a
+   * compensated sum and a count) in a state table and folds appends into them.
+   */
   private static final String QUERY_WITH_AVG =
       "SELECT symbol, date_trunc('week', ts) AS week, count(*) AS trades,"
           + " sum(quantity) AS volume, max(price) AS high, min(price) AS low,"
           + " avg(price) AS mean FROM lake.market.trades GROUP BY 1, 2";
 
+  /** Weekly OHLCV bars: min_by and max_by keep partial states (the extreme key and its value). */
+  private static final String QUERY_BARS =
+      "SELECT symbol, date_trunc('week', ts) AS week, min_by(price, ts) AS open,"
+          + " max(price) AS high, min(price) AS low, max_by(price, ts) AS close,"
+          + " sum(quantity) AS volume FROM lake.market.trades GROUP BY 1, 2";
+
   private static final int APPENDED = 1_000;
 
   /**
-   * The 1-minute view: min_by and max_by are not decomposable, so its dirty minutes are recomputed.
+   * The 1-minute view: OHLCV bars and their median price, which keeps no partial state, so its
+   * dirty minutes are recomputed (what this part measures: pruning to the dirty minutes' pages).
    */
   private static final String MINUTE_QUERY =
       "SELECT symbol, date_trunc('minute', ts) AS minute_ts, min_by(price, ts) AS open,"
           + " max(price) AS high, min(price) AS low, max_by(price, ts) AS close,"
-          + " sum(quantity) AS volume FROM lake.market.trades_sorted GROUP BY 1, 2";
+          + " sum(quantity) AS volume, approx_percentile(price, 0.5) AS median"
+          + " FROM lake.market.trades_sorted GROUP BY 1, 2";
 
   private static final int MINUTE_DAYS = 3;
 
@@ -125,9 +136,12 @@ final class RefreshCostScenario {
       ViewDefinition weeklyAvg =
           ViewDefinition.of(
               "weekly_avg", QUERY_WITH_AVG, TableName.parse("lake.analytics.weekly_avg"));
+      ViewDefinition weeklyBars =
+          ViewDefinition.of(
+              "weekly_bars", QUERY_BARS, TableName.parse("lake.analytics.weekly_bars"));
       long s1 = trades.currentSnapshot().snapshotId();
       ctx.progress(NAME, "first refresh of the weekly views");
-      for (ViewDefinition view : List.of(weekly, weeklyAvg)) {
+      for (ViewDefinition view : List.of(weekly, weeklyAvg, weeklyBars)) {
         refresher.refresh(
             RefreshRequest.of(BenchLake.compiled(view), s1, null, DirtyBuckets.none()),
             ViewRefresher.ProgressListener.NONE);
@@ -152,9 +166,13 @@ final class RefreshCostScenario {
           refresher.refresh(
               RefreshRequest.of(BenchLake.compiled(weekly), s2, s1, dirty),
               ViewRefresher.ProgressListener.NONE);
-      RefreshOutcome recomputed =
+      RefreshOutcome folded =
           refresher.refresh(
               RefreshRequest.of(BenchLake.compiled(weeklyAvg), s2, s1, dirty),
+              ViewRefresher.ProgressListener.NONE);
+      RefreshOutcome bars =
+          refresher.refresh(
+              RefreshRequest.of(BenchLake.compiled(weeklyBars), s2, s1, dirty),
               ViewRefresher.ProgressListener.NONE);
       // (a) a full refresh: the first refresh of a second copy of the view, at the same snapshot.
       RefreshOutcome full =
@@ -182,7 +200,7 @@ final class RefreshCostScenario {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      for (ViewDefinition view : List.of(weekly, weeklyAvg)) {
+      for (ViewDefinition view : List.of(weekly, weeklyAvg, weeklyBars)) {
         Table target = lake.catalog().loadTable(view.target().identifier());
         Oracle.difference(target, trades, trades.name(), s2, view.query())
             .ifPresentOrElse(
@@ -204,17 +222,30 @@ final class RefreshCostScenario {
           .figure(perRowAppended(bytes, "B", incremental.work().bytesRead(), bucketBytes, bucket))
           .figure(
               perRowAppended(
-                  rows + ", view with avg (bucket recompute)",
+                  rows + ", view with avg (partial states)",
                   "rows",
-                  recomputed.work().rowsRead(),
+                  folded.work().rowsRead(),
+                  bucketRows,
+                  bucket))
+          .figure(
+              perRowAppended(
+                  rows + ", OHLCV view (partial states)",
+                  "rows",
+                  bars.work().rowsRead(),
                   bucketRows,
                   bucket))
           .note(
               "weekly is decomposable (count, sum, max, min) and the snapshot an append, so Floe"
                   + " folds the appended rows into the target rows of the dirty week (the delta"
-                  + " path) and reads nothing else; weekly_avg has avg, so Floe recomputes the"
-                  + " dirty week as iceberg-ivm does, reading fewer rows only where file"
-                  + " statistics exclude files of the week.");
+                  + " path) and reads nothing else; weekly_avg has avg, whose partial states (a"
+                  + " compensated sum and a count per group) Floe keeps in a state table beside"
+                  + " the target: it folds the appended rows into them ("
+                  + folded.mode().label()
+                  + ") and reads nothing else either, where iceberg-ivm recomputes the dirty"
+                  + " week; so does weekly_bars, whose min_by and max_by keep the extreme key and"
+                  + " its value ("
+                  + bars.mode().label()
+                  + ").");
       minuteView(ctx, lake, refresher, result);
     }
     return result;
@@ -321,7 +352,8 @@ final class RefreshCostScenario {
                 true))
         .note(
             minute.name()
-                + " (min_by, max_by: recomputed, not folded) over "
+                + " (OHLCV and a median, which keeps no partial state: recomputed, not folded)"
+                + " over "
                 + MINUTE_DAYS
                 + " days of "
                 + rowsPerDay

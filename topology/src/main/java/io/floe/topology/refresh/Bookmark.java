@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  *     recorded, or null (targets of earlier releases)
  * @param dimensionStates the state of each dimension the view joined ({@link DimensionStates}), as
  *     recorded, or null (a view of one table)
+ * @param stateSnapshotId the snapshot of the view's state table ({@link StateTable}) the target was
+ *     computed with, or null (a view without one)
  */
 public record Bookmark(
     Long sourceSnapshotId,
@@ -39,7 +41,8 @@ public record Bookmark(
     RefreshId refreshId,
     String progress,
     String sourceColumns,
-    String dimensionStates) {
+    String dimensionStates,
+    Long stateSnapshotId) {
 
   private static final Logger LOG = LoggerFactory.getLogger(Bookmark.class);
 
@@ -79,7 +82,8 @@ public record Bookmark(
         refreshId(properties.get(FloeProperties.REFRESH_ID), table),
         properties.get(FloeProperties.PROGRESS),
         properties.get(FloeProperties.SOURCE_COLUMNS),
-        properties.get(FloeProperties.DIMENSION_STATES));
+        properties.get(FloeProperties.DIMENSION_STATES),
+        number(properties.get(FloeProperties.STATE_SNAPSHOT_ID)));
   }
 
   /**
@@ -105,7 +109,8 @@ public record Bookmark(
         refresh,
         null,
         sourceColumns,
-        dimensionStates);
+        dimensionStates,
+        null);
   }
 
   /**
@@ -191,6 +196,7 @@ public record Bookmark(
     properties.put(FloeProperties.PROGRESS, progress);
     properties.put(FloeProperties.SOURCE_COLUMNS, sourceColumns);
     properties.put(FloeProperties.DIMENSION_STATES, dimensionStates);
+    properties.put(FloeProperties.STATE_SNAPSHOT_ID, text(stateSnapshotId));
     return properties;
   }
 
@@ -211,7 +217,22 @@ public record Bookmark(
         refreshId,
         progress.toString(),
         sourceColumns,
-        dimensionStates);
+        dimensionStates,
+        stateSnapshotId);
+  }
+
+  /** This bookmark with the target computed with snapshot {@code id} of the view's state table. */
+  Bookmark withStateSnapshot(long id) {
+    return new Bookmark(
+        sourceSnapshotId,
+        viewVersion,
+        viewRevision,
+        sourceTableUuid,
+        refreshId,
+        progress,
+        sourceColumns,
+        dimensionStates,
+        id);
   }
 
   /**
@@ -220,8 +241,9 @@ public record Bookmark(
    * snapshot, and no refresh is complete or under way.
    */
   Bookmark redefined(long revision, String version) {
+    // The partial states of another definition are not this one's.
     return new Bookmark(
-        null, version, revision, sourceTableUuid, null, null, sourceColumns, dimensionStates);
+        null, version, revision, sourceTableUuid, null, null, sourceColumns, dimensionStates, null);
   }
 
   /**

@@ -115,6 +115,9 @@ final class BucketReplacement {
   private final int bucketColumn;
   private final ManifestWork manifests;
 
+  /** The columns of the recomputed rows: the view's output, or a state table's columns. */
+  private final Schema rowSchema;
+
   /**
    * @param writers runs helpers that write recomputed rows (the refresh threads)
    * @param parallelism writers at most, the calling thread included
@@ -127,6 +130,22 @@ final class BucketReplacement {
       Executor writers,
       int parallelism,
       ManifestWork manifests) {
+    this(target, plan, plan.outputSchema(), operationId, writers, parallelism, manifests);
+  }
+
+  /**
+   * Replaces rows of {@code rows}' columns in {@code target}, a table bucketed and keyed as the
+   * view's target is (its state table, {@link StateTable}).
+   */
+  BucketReplacement(
+      Table target,
+      ViewPlan plan,
+      Schema rows,
+      String operationId,
+      Executor writers,
+      int parallelism,
+      ManifestWork manifests) {
+    this.rowSchema = rows;
     this.manifests = manifests;
     this.target = target;
     this.writers = writers;
@@ -169,7 +188,7 @@ final class BucketReplacement {
     List<DeleteFile> deletes = new ArrayList<>();
     List<DataFile> added = new ArrayList<>();
     long replaced = 0;
-    TargetWriter kept = new TargetWriter(target, plan.outputSchema(), operationId + "-kept");
+    TargetWriter kept = new TargetWriter(target, rowSchema, operationId + "-kept");
     try {
       if (targetExists) {
         Map<String, DeleteGroup> groups = new LinkedHashMap<>();
@@ -367,8 +386,7 @@ final class BucketReplacement {
    */
   private List<DataFile> writeRecomputed(
       List<Object[]> rows, BucketRangeSet targetRanges, boolean newestApart) {
-    List<String> outputs =
-        plan.outputSchema().columns().stream().map(Types.NestedField::name).toList();
+    List<String> outputs = rowSchema.columns().stream().map(Types.NestedField::name).toList();
     int bucket = outputs.indexOf(plan.bucketOutput());
     int[] keys = plan.groupKeys().stream().mapToInt(outputs::indexOf).toArray();
     Comparator<Object[]> order = Comparator.comparing(r -> (Comparable) r[bucket], NULLS_FIRST);
@@ -479,7 +497,7 @@ final class BucketReplacement {
       TargetWriter writer =
           new TargetWriter(
               target,
-              plan.outputSchema(),
+              rowSchema,
               operationId + "-g" + run.group() + (run.index() == 0 ? "" : "-r" + run.index()));
       try {
         for (Object[] row : run.rows()) {

@@ -1,6 +1,8 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.StorageKind;
@@ -11,6 +13,7 @@ import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -53,7 +56,17 @@ final class ChunkRecompute {
       long rowsReplaced,
       ViewScan.Stats read,
       long computeNanos,
-      long writeNanos) {}
+      long writeNanos,
+      StateWritten state) {}
+
+  /**
+   * What a chunk wrote to the view's state table, to be committed before the target.
+   *
+   * @param starting the state snapshot the rows were computed against, or null
+   * @param added the new state files
+   * @param removed the state files they replace
+   */
+  record StateWritten(Snapshot starting, List<DataFile> added, List<DataFile> removed) {}
 
   private final Table source;
   private final Schema schema;
@@ -65,6 +78,9 @@ final class ChunkRecompute {
   private final ManifestWork manifests;
   private final Map<TableName, DimensionPin> dimensionPins;
   private final DimensionTables dimensionTables;
+
+  /** The view's state table, or null for a view that keeps no partial states. */
+  private final StateTable states;
 
   /**
    * Where the source's files are: on a remote store the chunk's files are read by more workers than
@@ -81,13 +97,16 @@ final class ChunkRecompute {
    * @param dimensionTables where the hash tables of the pinned dimensions are built and held
    * @param scanThreads where the recompute of a chunk runs its workers beside the calling thread
    * @param manifests where the target's scans read their manifests, and the pool of remote reads
+   * @param states the view's state table, or null for a view that keeps no partial states
    */
   ChunkRecompute(
       RefreshRun.Pinned read,
       Table target,
       DimensionTables dimensionTables,
       Executor scanThreads,
-      ManifestWork manifests) {
+      ManifestWork manifests,
+      StateTable states) {
+    this.states = states;
     this.manifests = manifests;
     this.dimensionPins = read.dimensions();
     this.dimensionTables = dimensionTables;
@@ -111,38 +130,33 @@ final class ChunkRecompute {
    *     recompute the chunk's buckets
    * @param operationId part of every new file's name
    * @param last whether this is the refresh's last chunk, whose newest bucket gets files of its own
+   * @param rebuildStates whether the chunk's state rows replace every stored one (a full refresh's
+   *     first chunk), not only those of its buckets
    */
   Written compute(
       ChunkPlan.Chunk chunk,
       List<FileScanTask> files,
       Long deltaBase,
       String operationId,
-      boolean last) {
+      boolean last,
+      boolean rebuildStates) {
     // The target as loaded, or as the previous chunk's commit left it: no second read. Another
     // writer's commit since fails this chunk's guarded commit, and the refresh plans again.
     Snapshot startingTarget = target.currentSnapshot();
 
     // 1. Recompute the chunk's buckets from the pinned source snapshot.
     long start = System.nanoTime();
-    Expression sourceFilter =
-        BucketFilters.of(plan.bucketColumn(), bucketType, chunk.ranges(), chunk.nullBucket());
+    ViewScan.Scan scan = scan(chunk, files);
+    if (states != null) {
+      return computeWithStates(
+          chunk, scan, deltaBase != null, operationId, last, rebuildStates, start);
+    }
     ViewScan.Result recomputed;
     try (RequestStage.Scope reading = RequestStage.READ.enter()) {
       recomputed =
           ViewScan.evaluate(
               query,
-              new ViewScan.Scan(
-                  source.io(),
-                  sourceStorage,
-                  schema,
-                  files,
-                  plan.requiredColumns(),
-                  plan.bucketColumn(),
-                  chunk.ranges(),
-                  chunk.nullBucket(),
-                  sourceFilter,
-                  ViewScan.nameMapping(source),
-                  dimensions()),
+              scan,
               manifests.readersFor(sourceStorage, scanThreads),
               sourceStorage.scanParallelism());
     }
@@ -177,7 +191,114 @@ final class ChunkRecompute {
         replaced.rowsReplaced(),
         stats,
         computed - start,
-        System.nanoTime() - computed);
+        System.nanoTime() - computed,
+        null);
+  }
+
+  private ViewScan.Scan scan(ChunkPlan.Chunk chunk, List<FileScanTask> files) {
+    Expression sourceFilter =
+        BucketFilters.of(plan.bucketColumn(), bucketType, chunk.ranges(), chunk.nullBucket());
+    return new ViewScan.Scan(
+        source.io(),
+        sourceStorage,
+        schema,
+        files,
+        plan.requiredColumns(),
+        plan.bucketColumn(),
+        chunk.ranges(),
+        chunk.nullBucket(),
+        sourceFilter,
+        ViewScan.nameMapping(source),
+        dimensions());
+  }
+
+  /**
+   * A chunk of a view that keeps partial states ({@link StateTable}): the groups' states over the
+   * files read, on the delta path (the rows appended since the bookmark) merged into the stored
+   * states of the chunk's buckets; the state rows of those buckets replaced by them, and the target
+   * rows of those buckets by the rows computed from them. Either way every target row of the
+   * chunk's buckets is written anew, as a recompute writes it.
+   */
+  private Written computeWithStates(
+      ChunkPlan.Chunk chunk,
+      ViewScan.Scan scan,
+      boolean delta,
+      String operationId,
+      boolean last,
+      boolean rebuildStates,
+      long start) {
+    Snapshot startingTarget = target.currentSnapshot();
+    Snapshot startingState = states.table().currentSnapshot();
+    ViewScan.Result aggregated;
+    try (RequestStage.Scope reading = RequestStage.READ.enter()) {
+      aggregated =
+          ViewScan.partialStates(
+              query,
+              scan,
+              manifests.readersFor(sourceStorage, scanThreads),
+              sourceStorage.scanParallelism());
+    }
+    CompiledQuery.PartialStates partials = query.partialStates().orElseThrow();
+    int bucketKey = partials.outputs().indexOf(outputPosition(plan.bucketOutput()));
+    for (Object[] row : aggregated.rows()) {
+      if (row[bucketKey] instanceof Long value) {
+        row[bucketKey] = plan.bucketing().toTargetValue(value);
+      }
+    }
+    BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
+    Map<List<Object>, Object[]> groups =
+        states.merge(
+            delta ? states.read(targetRanges, chunk.nullBucket()) : new LinkedHashMap<>(),
+            aggregated.rows());
+    List<Object[]> merged = new ArrayList<>(groups.values());
+    List<Object[]> stateRows = new ArrayList<>(merged.size());
+    for (Object[] group : merged) {
+      stateRows.add(states.stateRow(group));
+    }
+    List<Object[]> rows = query.finishPartials(merged);
+
+    long computed = System.nanoTime();
+    BucketReplacement.Result replaced;
+    BucketReplacement.Result stateReplaced;
+    List<DataFile> stateRemoved = new ArrayList<>();
+    try (RequestStage.Scope writing = RequestStage.WRITE.enter()) {
+      if (rebuildStates) {
+        stateRemoved.addAll(states.liveFiles());
+      }
+      stateReplaced =
+          new BucketReplacement(
+                  states.table(),
+                  plan,
+                  states.schema(),
+                  operationId + "-state",
+                  scanThreads,
+                  SCAN_PARALLELISM,
+                  manifests)
+              .replace(chunk, stateRows, null, startingState != null && !rebuildStates, last);
+      stateRemoved.addAll(stateReplaced.removed());
+      replaced =
+          new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM, manifests)
+              .replace(chunk, rows, null, startingTarget != null, last);
+    }
+    return new Written(
+        startingTarget,
+        replaced.added(),
+        replaced.removed(),
+        replaced.deletes(),
+        replaced.rowsWritten(),
+        replaced.rowsReplaced(),
+        aggregated.stats(),
+        computed - start,
+        System.nanoTime() - computed,
+        new StateWritten(startingState, stateReplaced.added(), stateRemoved));
+  }
+
+  private BucketRangeSet toTargetRanges(BucketRangeSet ranges) {
+    List<BucketRange> converted = new ArrayList<>();
+    for (BucketRange range : ranges.ranges()) {
+      converted.add(bucketType.toTargetRange(range));
+    }
+    return BucketRangeSet.of(converted);
   }
 
   /**

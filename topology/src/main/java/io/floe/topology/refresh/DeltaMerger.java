@@ -2,7 +2,6 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.iceberg.IcebergValues;
 import io.floe.topology.refresh.eval.CompiledQuery.Merge;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -68,7 +67,7 @@ final class DeltaMerger {
       return false;
     }
     for (int i = 0; i < row.length; i++) {
-      delta[i] = merge(merges.get(i), row[i], delta[i]);
+      delta[i] = merges.get(i).apply(row[i], delta[i]);
     }
     return true;
   }
@@ -84,42 +83,5 @@ final class DeltaMerger {
       key[i] = merges.get(i) == Merge.KEY ? row[i] : null;
     }
     return Arrays.asList(key);
-  }
-
-  static Object merge(Merge merge, Object existing, Object delta) {
-    if (merge == Merge.KEY) {
-      return existing;
-    }
-    // An aggregate is null when no row had a value: the other side's value stands alone.
-    if (existing == null || delta == null) {
-      return existing == null ? delta : existing;
-    }
-    return switch (merge) {
-      case ADD -> add(existing, delta);
-      case MIN -> compare(existing, delta) <= 0 ? existing : delta;
-      case MAX -> compare(existing, delta) >= 0 ? existing : delta;
-      case KEY -> throw new AssertionError();
-    };
-  }
-
-  /**
-   * Exact sums only: floating-point sums never take the delta path ({@code CompiledQuery.Merge}).
-   */
-  private static Object add(Object a, Object b) {
-    if (a instanceof Long x) {
-      return Math.addExact(x, ((Number) b).longValue());
-    }
-    if (a instanceof Integer x) {
-      return Math.addExact(x, ((Number) b).intValue());
-    }
-    if (a instanceof BigDecimal x) {
-      return x.add((BigDecimal) b);
-    }
-    throw new IllegalStateException("Cannot add values of " + a.getClass().getSimpleName());
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static int compare(Object a, Object b) {
-    return ((Comparable) a).compareTo(b);
   }
 }

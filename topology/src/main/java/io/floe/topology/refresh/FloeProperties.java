@@ -80,5 +80,18 @@ public final class FloeProperties {
   /** Table property of a chunked refresh in progress: the id of its last committed chunk. */
   public static final String PROGRESS = "floe.progress";
 
+  /**
+   * Of a view that keeps partial states apart from its rows ({@link StateTable}): the snapshot of
+   * its state table that the target's rows were computed with, in every target commit's summary and
+   * as a table property. A state table whose current snapshot is another is not trusted.
+   */
+  public static final String STATE_SNAPSHOT_ID = "floe.state-snapshot-id";
+
+  /**
+   * Marks a state table ({@link StateTable}): the target whose view's partial states it holds. The
+   * table also carries {@link #VIEW}, so the ownership rules of targets cover it.
+   */
+  public static final String STATE_OF = "floe.state-of";
+
   private FloeProperties() {}
 }

@@ -11,6 +11,12 @@ public interface RefreshHooks {
   /** The new target data files of a chunk are written; nothing is committed yet. */
   default void filesWritten(String view, ChunkId chunk) {}
 
+  /**
+   * A chunk's partial states are committed to the view's state table ({@link StateTable}); the
+   * chunk is not committed to the target yet.
+   */
+  default void stateCommitted(String view, ChunkId chunk) {}
+
   /** A chunk is committed to the target; its refresh event is not published yet. */
   default void committed(String view, ChunkId chunk) {}
 

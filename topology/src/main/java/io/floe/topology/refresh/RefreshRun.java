@@ -146,6 +146,7 @@ final class RefreshRun {
   private final BooleanSupplier cancelled;
   private final ChunkRecompute work;
   private final BucketColumnType bucketType;
+  private final StateTable states;
 
   private long rowsRead;
   private long bytesRead;
@@ -164,6 +165,7 @@ final class RefreshRun {
    * @param dimensionTables the hash tables of the pinned dimensions, built once per snapshot
    * @param scanThreads where the recompute's workers run
    * @param manifests where scans and commits read and write their manifests
+   * @param states the view's state table, or null for a view that keeps no partial states
    */
   RefreshRun(
       Pinned read,
@@ -174,7 +176,9 @@ final class RefreshRun {
       Predicate<CompiledView> inForce,
       DimensionTables dimensionTables,
       Executor scanThreads,
-      ManifestWork manifests) {
+      ManifestWork manifests,
+      StateTable states) {
+    this.states = states;
     this.manifests = manifests;
     this.read = read;
     this.view = read.request().view();
@@ -183,7 +187,7 @@ final class RefreshRun {
     this.cancelled = cancelled;
     this.hooks = hooks;
     this.inForce = inForce;
-    this.work = new ChunkRecompute(read, target, dimensionTables, scanThreads, manifests);
+    this.work = new ChunkRecompute(read, target, dimensionTables, scanThreads, manifests, states);
     this.bucketType = read.plan().bucketing().columnType();
   }
 
@@ -274,7 +278,8 @@ final class RefreshRun {
               DataExtent.overlapping(planned, bucketField, read.plan().bucketing(), chunk),
               recompute.deltaBase(),
               chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"),
-              last);
+              last,
+              dirty.full() && i == 0);
       hooks.filesWritten(view.name(), chunkId);
       if (cancelled.getAsBoolean()) {
         throw new RefreshCancelledException(chunkId);
@@ -283,6 +288,21 @@ final class RefreshRun {
         throw CommitGuard.SupersededException.redefined(view.name(), view.revision());
       }
       Map<String, String> summary = new HashMap<>();
+      if (written.state() != null) {
+        // The state first: a crash before the target's commit leaves a state the target does not
+        // record, which the next refresh sets back (StateTable#trust).
+        long stateSnapshot =
+            states.commit(
+                written.state().starting(),
+                written.state().added(),
+                written.state().removed(),
+                chunkId,
+                view.name());
+        hooks.stateCommitted(view.name(), chunkId);
+        summary.put(FloeProperties.STATE_SNAPSHOT_ID, Long.toString(stateSnapshot));
+        UnaryOperator<Bookmark> rows = move;
+        move = base -> rows.apply(base).withStateSnapshot(stateSnapshot);
+      }
       summary.put(FloeProperties.VIEW, view.name());
       summary.put(FloeProperties.VIEW_VERSION, view.version());
       summary.put(FloeProperties.VIEW_REVISION, Long.toString(revision));

@@ -203,6 +203,20 @@ public final class ViewRefresher {
       return superseded(
           view, new RefreshOutcomes(requested, source, pinned, viewPlan, null), e.reason());
     }
+    StateTable states;
+    try {
+      states =
+          query.query().partialStates().isEmpty()
+              ? null
+              : StateTable.prepare(
+                  catalog(view.target().catalog(), view),
+                  view,
+                  viewPlan,
+                  query.query().partialStates().get(),
+                  target);
+    } catch (TargetTables.TargetNotOwnedException e) {
+      throw new ViewRefreshException(e.getMessage());
+    }
     BucketedView buckets = BucketedView.of(view);
     // Not Iceberg's Tasks: a try after a moved bookmark is a new plan from the target as it is
     // now, and each try ends in one of several outcomes (applied, ahead, superseded, committed).
@@ -238,8 +252,17 @@ public final class ViewRefresher {
               viewPlan.bucketing(),
               // A view that joins folds appended fact rows in only while its dimensions are those
               // the target reflects: the planner recomputes every bucket otherwise.
-              query.query().decomposition().isPresent(),
+              query.query().decomposition().isPresent() || states != null,
               manifests);
+      if (states != null
+          && plan instanceof RefreshPlanner.Recompute recompute
+          && recompute.mode() != RefreshOutcome.Mode.FULL
+          && !states.trust(bookmark)) {
+        // Only a full refresh makes a state the target does not record agree with it again.
+        plan =
+            RefreshPlanner.Recompute.full(
+                "the partial states of view " + view.name() + " are not those its target records");
+      }
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
         // The run that committed it may have stopped before its compaction.
         return maintain(target, view, outcomes.alreadyApplied(), null);
@@ -261,7 +284,8 @@ public final class ViewRefresher {
               inForce,
               dimensionTables,
               scanThreads,
-              manifests);
+              manifests,
+              states);
       try {
         RefreshOutcome outcome = run.run(recompute, bookmark);
         BucketRangeSet hot = TargetCompaction.hotBuckets(viewPlan.bucketing(), recompute);

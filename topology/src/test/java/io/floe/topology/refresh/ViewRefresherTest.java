@@ -301,20 +301,24 @@ class ViewRefresherTest {
 
   @Test
   void shouldRecomputeTheBucketsOfAViewThatIsNotDecomposable() {
+    String medians =
+        "SELECT symbol, date_trunc('minute', ts) AS minute_ts,"
+            + " approx_percentile(price, 0.5) AS median, count(*) AS trades"
+            + " FROM lake.market.trades GROUP BY 1, 2";
     long s1 = lake.append(trades, someTrades());
-    ViewDefinition view = view("ohlcv_1m", OHLCV);
+    ViewDefinition view = view("medians", medians);
     refresh(view, s1, null, DirtyBuckets.none());
 
     long s2 =
         lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:45Z", 9.0, 2L, "B")));
     RefreshOutcome outcome = refresh(view, s2, s1, minutesTouched("2026-04-08T10:00:45Z"));
 
-    // min_by and max_by need every row of the bucket: they are read again.
+    // A percentile needs every row of the bucket and keeps no partial state: they are read again.
     assertThat(outcome.delta()).isFalse();
     assertThat(outcome.work().rowsRead()).isGreaterThan(1);
     assertThat(target(view).currentSnapshot().summary())
         .containsEntry(FloeProperties.REFRESH_MODE, "incremental");
-    OracleAssertions.assertMatches(target(view), trades, s2, OHLCV);
+    OracleAssertions.assertMatches(target(view), trades, s2, medians);
   }
 
   @Test
@@ -570,8 +574,9 @@ class ViewRefresherTest {
         lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:50Z", 9.0, 2L, "B")));
     RefreshOutcome outcome = refresh(view, s2, s1, detected(trades, s1, s2, view));
 
-    // Then only that minute is recomputed, and the identity is recorded from then on
-    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    // Then only that minute is refreshed (its bars fold the appended trade into their partial
+    // states), and the identity is recorded from then on
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.DELTA);
     assertThat(target(view).properties())
         .containsEntry(
             FloeProperties.SOURCE_COLUMNS,
@@ -626,7 +631,7 @@ class ViewRefresherTest {
   void shouldRecomputeTheWholeWeekWhenOneDayChanges() {
     String weekly =
         "SELECT symbol, date_trunc('week', ts) AS week, sum(quantity) AS volume,"
-            + " avg(quantity) AS mean FROM lake.market.trades GROUP BY 1, 2";
+            + " count(DISTINCT quantity) AS sizes FROM lake.market.trades GROUP BY 1, 2";
     long s1 =
         lake.append(
             trades,
@@ -644,8 +649,8 @@ class ViewRefresherTest {
         refresh(
             view, s2, s1, DirtyBuckets.of(BucketRangeSet.of(week.expand(touched, touched)), false));
 
-    // The day-partitioned source is read for the whole week, not just the new day (avg is not
-    // decomposable, so the appended row cannot simply be folded in).
+    // The day-partitioned source is read for the whole week, not just the new day (a distinct count
+    // is not decomposable and keeps no partial state, so the appended row cannot be folded in).
     assertThat(outcome.work().rowsRead()).isEqualTo(3);
     OracleAssertions.assertMatches(target(view), trades, s2, weekly);
   }

@@ -6,6 +6,7 @@ import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.refresh.eval.agg.AggregateInput;
 import io.floe.topology.refresh.eval.agg.AggregateStates;
 import io.floe.topology.refresh.eval.agg.GroupedQuery;
+import io.floe.topology.refresh.eval.agg.PartialState;
 import io.floe.topology.refresh.eval.expr.CompiledExpressions;
 import io.floe.topology.refresh.eval.join.JoinStep;
 import io.floe.topology.view.InvalidViewException;
@@ -53,6 +54,7 @@ public final class CompiledQuery implements GroupedQuery {
   private final Comparator<Object[]> outputOrder;
   private final JavaTypeFactory typeFactory;
   private final List<Merge> merges;
+  private final PartialStates partialStates;
   private final AggregateInput aggregateInput;
   private final List<JoinStep> joins;
 
@@ -65,8 +67,10 @@ public final class CompiledQuery implements GroupedQuery {
       Comparator<Object[]> outputOrder,
       JavaTypeFactory typeFactory,
       List<Merge> merges,
+      PartialStates partialStates,
       AggregateInput aggregateInput,
       List<JoinStep> joins) {
+    this.partialStates = partialStates;
     this.aggregateInput = aggregateInput;
     this.joins = joins;
     this.before = before;
@@ -94,7 +98,59 @@ public final class CompiledQuery implements GroupedQuery {
     /** min, bool_and, arbitrary (which Floe evaluates as min): the smaller. */
     MIN,
     /** max, bool_or: the larger. */
-    MAX
+    MAX;
+
+    /** The value over both sets of rows of two values of this column over each. */
+    public Object apply(Object existing, Object delta) {
+      if (this == KEY) {
+        return existing;
+      }
+      // An aggregate is null when no row had a value: the other side's value stands alone.
+      if (existing == null || delta == null) {
+        return existing == null ? delta : existing;
+      }
+      return switch (this) {
+        case ADD -> add(existing, delta);
+        case MIN -> AggregateStates.compareNullsFirst(existing, delta) <= 0 ? existing : delta;
+        case MAX -> AggregateStates.compareNullsFirst(existing, delta) >= 0 ? existing : delta;
+        case KEY -> throw new AssertionError();
+      };
+    }
+
+    /** Exact sums only: floating-point sums are never merged ({@link #mergeOf}). */
+    private static Object add(Object a, Object b) {
+      if (a instanceof Long x) {
+        return Math.addExact(x, ((Number) b).longValue());
+      }
+      if (a instanceof Integer x) {
+        return Math.addExact(x, ((Number) b).intValue());
+      }
+      if (a instanceof BigDecimal x) {
+        return x.add((BigDecimal) b);
+      }
+      throw new IllegalStateException("Cannot add values of " + a.getClass().getSimpleName());
+    }
+  }
+
+  /**
+   * How a view that is not decomposable but whose every aggregate merges keeps the aggregates'
+   * partial states apart from its rows (DESIGN §5): the view is a group key or an aggregate in each
+   * output column, and appends fold into the stored states, from which the rows are computed.
+   *
+   * @param states how each aggregate's state is kept, in aggregate order
+   * @param outputs the output column of each position of a group row: the group keys in GROUP BY
+   *     order, then the aggregates
+   */
+  public record PartialStates(List<PartialState> states, List<Integer> outputs) {
+    public PartialStates {
+      states = List.copyOf(states);
+      outputs = List.copyOf(outputs);
+    }
+
+    /** How many group keys (the bucket among them) lead a group row. */
+    public int keys() {
+      return outputs.size() - states.size();
+    }
   }
 
   /**
@@ -170,6 +226,7 @@ public final class CompiledQuery implements GroupedQuery {
           AggregateStates.factory(
               call, input.types(), column -> constantOf(aggregateInput, column)));
     }
+    List<Merge> merges = merges(aggregate, above);
     return new CompiledQuery(
         compileSteps(below, bucketing, rexBuilder),
         aggregate.getGroupSet().asList().stream().mapToInt(Integer::intValue).toArray(),
@@ -178,7 +235,8 @@ public final class CompiledQuery implements GroupedQuery {
         sourceWidth,
         outputOrder(plan),
         (JavaTypeFactory) rexBuilder.getTypeFactory(),
-        merges(aggregate, above),
+        merges,
+        merges == null ? partialStates(aggregate, above, input.types()) : null,
         input,
         joins);
   }
@@ -257,6 +315,52 @@ public final class CompiledQuery implements GroupedQuery {
     return keysInOutput.cardinality() == keys ? List.copyOf(merges) : null;
   }
 
+  /**
+   * How the view keeps its aggregates' partial states, or null when it cannot: an aggregate has no
+   * state Floe keeps, or an output column is neither a group key nor an aggregate, or a group key
+   * or an aggregate is not in the output, or something filters groups (HAVING).
+   */
+  private static PartialStates partialStates(
+      Aggregate aggregate,
+      List<RelNode> above,
+      org.apache.calcite.sql.type.SqlTypeName[] inputTypes) {
+    List<PartialState> states = new ArrayList<>();
+    for (AggregateCall call : aggregate.getAggCallList()) {
+      PartialState state = PartialState.of(call, inputTypes);
+      Merge merge = state == null ? mergeOf(call) : null;
+      if (state == null && merge == null) {
+        return null;
+      }
+      states.add(state == null ? PartialState.value(merge::apply) : state);
+    }
+    int width = aggregate.getGroupCount() + states.size();
+    Integer[] outputs = new Integer[width];
+    if (above.isEmpty()) {
+      for (int i = 0; i < width; i++) {
+        outputs[i] = i;
+      }
+    } else {
+      if (above.size() != 1 || !(above.get(0) instanceof Project project)) {
+        return null;
+      }
+      List<RexNode> projects = project.getProjects();
+      for (int column = 0; column < projects.size(); column++) {
+        if (!(projects.get(column) instanceof org.apache.calcite.rex.RexInputRef ref)) {
+          return null;
+        }
+        if (outputs[ref.getIndex()] == null) {
+          outputs[ref.getIndex()] = column;
+        }
+      }
+    }
+    for (Integer output : outputs) {
+      if (output == null) {
+        return null;
+      }
+    }
+    return new PartialStates(states, List.of(outputs));
+  }
+
   private static Merge mergeOf(AggregateCall call) {
     if (call.isDistinct()) {
       return null;
@@ -296,6 +400,34 @@ public final class CompiledQuery implements GroupedQuery {
    */
   public java.util.Optional<List<Merge>> decomposition() {
     return java.util.Optional.ofNullable(merges);
+  }
+
+  /**
+   * How the view keeps its aggregates' partial states apart from its rows, when it is not
+   * decomposable but every aggregate merges (see {@link PartialStates}); empty otherwise.
+   */
+  public java.util.Optional<PartialStates> partialStates() {
+    return java.util.Optional.ofNullable(partialStates);
+  }
+
+  /**
+   * The output rows of groups given by their partial states (rows as {@link
+   * io.floe.topology.refresh.eval.agg.PartialAggregation#partials} makes them): each aggregate's
+   * value computed from its parts, then as {@link #finish}.
+   */
+  public List<Object[]> finishPartials(List<Object[]> groups) {
+    int keys = partialStates.keys();
+    List<PartialState> states = partialStates.states();
+    List<Object[]> rows = new ArrayList<>(groups.size());
+    for (Object[] group : groups) {
+      Object[] row = new Object[group.length];
+      System.arraycopy(group, 0, row, 0, keys);
+      for (int a = 0; a < states.size(); a++) {
+        row[keys + a] = states.get(a).result((Object[]) group[keys + a]);
+      }
+      rows.add(row);
+    }
+    return finish(rows, newContext());
   }
 
   /**

@@ -114,6 +114,28 @@ public final class ViewScan {
    */
   public static Result evaluate(
       CompiledQuery query, Scan scan, Executor executor, int parallelism) {
+    Worker all = aggregate(query, scan, executor, parallelism);
+    return new Result(all.aggregation.results(), all.stats());
+  }
+
+  /**
+   * Aggregates the scan into the partial state of each group (see {@link
+   * io.floe.topology.refresh.eval.agg.PartialAggregation#partials}), for a view whose states are
+   * kept apart from its rows.
+   *
+   * @param executor runs the helper workers (the refresh threads)
+   * @param parallelism workers at most, the calling thread included
+   */
+  public static Result partialStates(
+      CompiledQuery query, Scan scan, Executor executor, int parallelism) {
+    Worker all = aggregate(query, scan, executor, parallelism);
+    return new Result(
+        all.aggregation.partials(query.partialStates().orElseThrow().states()), all.stats());
+  }
+
+  /** The scan read and aggregated by the workers, their partial aggregations merged in one. */
+  private static Worker aggregate(
+      CompiledQuery query, Scan scan, Executor executor, int parallelism) {
     ScanColumns columns =
         ScanColumns.of(
             scan.io(),
@@ -138,9 +160,7 @@ public final class ViewScan {
       mine.aggregation.merge(other.aggregation);
       mine.add(other);
     }
-    return new Result(
-        mine.aggregation.results(),
-        new Stats(mine.rows, mine.bytes, mine.files, mine.rowGroupsRead, mine.rowGroupsSkipped));
+    return mine;
   }
 
   /** One worker's partial aggregation and read counts. */
@@ -153,6 +173,10 @@ public final class ViewScan {
     int files;
     int rowGroupsRead;
     int rowGroupsSkipped;
+
+    Stats stats() {
+      return new Stats(rows, bytes, files, rowGroupsRead, rowGroupsSkipped);
+    }
 
     Worker(CompiledQuery query, Scan scan, ScanColumns columns, int bucketColumn) {
       this.columns = columns;

@@ -500,7 +500,7 @@ public final class AggregateStates {
    * min_by and max_by ordered by an integer or temporal key: rows with a null key are ignored; on a
    * tie of the key a non-null value wins, then the smallest (min_by) or largest (max_by) value.
    */
-  private abstract static class By implements State {
+  abstract static class By implements State {
     final int value;
     final int key;
     final boolean min;
@@ -526,6 +526,14 @@ public final class AggregateStates {
     }
 
     abstract void growValues(int n);
+
+    /**
+     * The partial state {@code (key, value)} of group g: the extreme key and the value that won at
+     * it (null when the winning rows' values are null), both null when no row with a key reached g.
+     */
+    Object[] partial(int g) {
+      return g < seen.length && seen[g] ? new Object[] {keys[g], result(g)} : new Object[2];
+    }
 
     /** Compares a candidate value with group g's value, both non-null. */
     abstract int compareValue(int g, Vector values, int row);
@@ -1020,6 +1028,11 @@ public final class AggregateStates {
       this.columns = columns;
     }
 
+    /** The accumulator of group g, or null when no row reached it. */
+    Accumulator accumulator(int g) {
+      return g < accumulators.length ? accumulators[g] : null;
+    }
+
     @Override
     public void grow(int groups) {
       if (groups > accumulators.length) {
@@ -1069,7 +1082,8 @@ public final class AggregateStates {
     }
   }
 
-  private static final class Average implements Accumulator {
+  /** avg: a count and a sum, exact for decimals, compensated for every other type. */
+  static final class Average implements Accumulator {
     private final int arg;
     private final RelDataType type;
     private long count;
@@ -1112,9 +1126,20 @@ public final class AggregateStates {
         case DECIMAL ->
             decimalSum.divide(
                 BigDecimal.valueOf(count), Math.max(type.getScale(), 0), RoundingMode.HALF_UP);
-        case REAL, FLOAT -> (float) (doubleSum.sum() / count);
-        default -> doubleSum.sum() / count;
+        default -> doubleResult(type, doubleSum.sum(), count);
       };
+    }
+
+    /** The average of a double or real result over {@code count} values summing to {@code sum}. */
+    static Object doubleResult(RelDataType type, double sum, long count) {
+      return type.getSqlTypeName() == SqlTypeName.REAL || type.getSqlTypeName() == SqlTypeName.FLOAT
+          ? (Object) (float) (sum / count)
+          : (Object) (sum / count);
+    }
+
+    /** The partial state {@code (sum, compensation, count)} of a non-decimal average. */
+    Object[] doublePartial() {
+      return new Object[] {doubleSum.sum, doubleSum.compensation, count};
     }
   }
 
@@ -1207,7 +1232,7 @@ public final class AggregateStates {
   }
 
   /** Variance and standard deviation by Welford's online algorithm. */
-  private static final class Moments implements Accumulator {
+  static final class Moments implements Accumulator {
     private final int arg;
     private final org.apache.calcite.sql.SqlKind kind;
     private final RelDataType type;
@@ -1252,6 +1277,20 @@ public final class AggregateStates {
       mean += delta * o.n / total;
       m2 += o.m2 + delta * delta * ((double) n * o.n / total);
       n = total;
+    }
+
+    /** The partial state {@code (count, mean, M2)}. */
+    Object[] partial() {
+      return new Object[] {n, mean, m2};
+    }
+
+    /** An accumulator of {@code kind} over values whose partial state is {@code parts}. */
+    static Moments of(SqlKind kind, RelDataType type, Object[] parts) {
+      Moments m = new Moments(-1, kind, type);
+      m.n = (Long) parts[0];
+      m.mean = (Double) parts[1];
+      m.m2 = (Double) parts[2];
+      return m;
     }
 
     @Override
@@ -1303,6 +1342,22 @@ public final class AggregateStates {
     void merge(Neumaier other) {
       add(other.sum);
       add(other.compensation);
+    }
+
+    /** A sum whose running parts are {@code sum} and {@code compensation}, as stored apart. */
+    static Neumaier of(double sum, double compensation) {
+      Neumaier n = new Neumaier();
+      n.sum = sum;
+      n.compensation = compensation;
+      return n;
+    }
+
+    double sumPart() {
+      return sum;
+    }
+
+    double compensationPart() {
+      return compensation;
     }
 
     double sum() {

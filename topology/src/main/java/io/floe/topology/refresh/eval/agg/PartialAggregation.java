@@ -379,6 +379,23 @@ public final class PartialAggregation {
 
   /** The view's output rows, sorted by bucket and group keys. */
   public List<Object[]> results() {
+    List<Object[]> rows = groupRows((a, g) -> states[a].result(g));
+    return query.finish(rows, context);
+  }
+
+  /**
+   * The groups with the partial state of each aggregate instead of its value: a row of the group
+   * keys followed, per aggregate, by the {@code Object[]} of its parts ({@link PartialState#of}),
+   * in no particular order.
+   *
+   * @param partials how each aggregate's state is kept, in aggregate order
+   */
+  public List<Object[]> partials(List<PartialState> partials) {
+    return groupRows((a, g) -> partials.get(a).of(states[a], g));
+  }
+
+  /** Each group's keys followed by {@code value} of each aggregate. */
+  private List<Object[]> groupRows(AggregateValue value) {
     int width = scratch.length;
     List<Object[]> rows = new ArrayList<>(groups);
     for (int g = 0; g < groups; g++) {
@@ -387,11 +404,17 @@ public final class PartialAggregation {
         row[k] = (nullMasks[g] & (1L << k)) != 0 ? null : encoders[k].decode(keys[g * width + k]);
       }
       for (int a = 0; a < states.length; a++) {
-        row[width + a] = states[a].result(g);
+        row[width + a] = value.of(a, g);
       }
       rows.add(row);
     }
-    return query.finish(rows, context);
+    return rows;
+  }
+
+  /** What a group row holds of aggregate {@code a} in group {@code g}. */
+  @FunctionalInterface
+  private interface AggregateValue {
+    Object of(int aggregate, int group);
   }
 
   /** How the values of one group key column map to longs and back. */

@@ -1,0 +1,358 @@
+package io.floe.topology.refresh;
+
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.iceberg.IcebergValues;
+import io.floe.topology.refresh.eval.CompiledQuery.PartialStates;
+import io.floe.topology.refresh.eval.agg.PartialState;
+import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.ViewPlan;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.OverwriteFiles;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The companion table of a view whose aggregates keep partial states ({@link PartialStates}):
+ * {@code <target>__floe_state} beside the target, one row per group of every bucket (the bucket and
+ * the group keys, as the target names and types them), a column per part of each aggregate's state
+ * ({@code mean__sum}, {@code mean__compensation}, {@code mean__count} for {@code avg(price) AS
+ * mean}; an aggregate whose value is its state keeps its own name). Never read as the view: the
+ * target holds the view's rows, exactly the view's columns.
+ *
+ * <p>Exactness (DESIGN §3.6): each refresh chunk commits the state before the target, and the
+ * target's commit records the state's snapshot ({@link FloeProperties#STATE_SNAPSHOT_ID}). A state
+ * table whose current snapshot is another (a crash or a lost race between the two commits) is set
+ * back to the one the target records before anything reads it ({@link #trust}); when that snapshot
+ * is gone, the state is not trusted and the refresh rebuilds it with a full refresh.
+ */
+final class StateTable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StateTable.class);
+
+  /** What a state table's name adds to its target's. */
+  static final String SUFFIX = "__floe_state";
+
+  private final Table table;
+  private final Schema schema;
+  private final PartialStates states;
+  private final ViewPlan plan;
+
+  /** The target type of each group-row position's key, or null for an aggregate's position. */
+  private final Type[] keyTypes;
+
+  private StateTable(Table table, Schema schema, PartialStates states, ViewPlan plan) {
+    this.table = table;
+    this.schema = schema;
+    this.states = states;
+    this.plan = plan;
+    this.keyTypes = new Type[states.keys()];
+    for (int k = 0; k < keyTypes.length; k++) {
+      keyTypes[k] = schema.columns().get(k).type();
+    }
+  }
+
+  /** The identifier of the state table of a target. */
+  static TableIdentifier identifier(TableIdentifier target) {
+    return TableIdentifier.of(target.namespace(), target.name() + SUFFIX);
+  }
+
+  /**
+   * The state table of {@code view}, created beside {@code target} if missing, or created again
+   * when its columns are not those the view's states need (a changed view refreshes fully, which
+   * rebuilds it).
+   *
+   * @throws TargetTables.TargetNotOwnedException when a table of that name exists that Floe did not
+   *     create for this view
+   */
+  static StateTable prepare(
+      Catalog catalog, CompiledView view, ViewPlan plan, PartialStates states, Table target) {
+    Schema wanted = schema(plan, states, target.schema());
+    TableIdentifier id = identifier(view.target().identifier());
+    Table table;
+    try {
+      table = catalog.loadTable(id);
+    } catch (NoSuchTableException e) {
+      return new StateTable(create(catalog, view, plan, wanted, id), wanted, states, plan);
+    }
+    if (!view.name().equals(table.properties().get(FloeProperties.VIEW))
+        || table.properties().get(FloeProperties.STATE_OF) == null) {
+      throw new TargetTables.TargetNotOwnedException(
+          "State table "
+              + id
+              + " of view '"
+              + view.name()
+              + "' exists and was not created by Floe for it: refusing to use it; drop it");
+    }
+    if (!table.schema().sameSchema(wanted)) {
+      LOG.info("State table {} of view {} has other columns: creating it again", id, view.name());
+      catalog.dropTable(id, true);
+      return new StateTable(create(catalog, view, plan, wanted, id), wanted, states, plan);
+    }
+    return new StateTable(table, table.schema(), states, plan);
+  }
+
+  private static Table create(
+      Catalog catalog, CompiledView view, ViewPlan plan, Schema schema, TableIdentifier id) {
+    Map<String, String> properties = new HashMap<>();
+    properties.put(TableProperties.FORMAT_VERSION, "2");
+    properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
+    properties.put(FloeProperties.VIEW, view.name());
+    properties.put(FloeProperties.STATE_OF, view.target().toString());
+    PartitionSpec spec;
+    try {
+      spec = TargetLayout.newSpec(view.definition(), plan, schema);
+    } catch (RuntimeException e) {
+      // A target partitioned on an aggregate's column: the states are not.
+      spec = PartitionSpec.unpartitioned();
+    }
+    try {
+      Table table =
+          catalog
+              .buildTable(id, schema)
+              .withPartitionSpec(spec)
+              .withProperties(properties)
+              .create();
+      LOG.info("Created state table {} of view {}", id, view.name());
+      return table;
+    } catch (org.apache.iceberg.exceptions.AlreadyExistsException e) {
+      return catalog.loadTable(id);
+    }
+  }
+
+  /**
+   * The columns of the state: the group keys as the target holds them, in group-row order, then the
+   * parts of each aggregate's state.
+   */
+  static Schema schema(ViewPlan plan, PartialStates states, Schema target) {
+    List<Types.NestedField> outputs = plan.outputSchema().columns();
+    List<Types.NestedField> columns = new ArrayList<>();
+    int id = 1;
+    for (int k = 0; k < states.keys(); k++) {
+      String name = outputs.get(states.outputs().get(k)).name();
+      columns.add(Types.NestedField.optional(id++, name, target.findField(name).type()));
+    }
+    for (int a = 0; a < states.states().size(); a++) {
+      String name = outputs.get(states.outputs().get(states.keys() + a)).name();
+      for (PartialState.Part part : states.states().get(a).parts()) {
+        Type type =
+            switch (part.kind()) {
+              case VALUE -> target.findField(name).type();
+              case DOUBLE -> Types.DoubleType.get();
+              case LONG -> Types.LongType.get();
+            };
+        String column = part.suffix().isEmpty() ? name : name + "__" + part.suffix();
+        columns.add(Types.NestedField.optional(id++, column, type));
+      }
+    }
+    return new Schema(columns);
+  }
+
+  Table table() {
+    return table;
+  }
+
+  Schema schema() {
+    return schema;
+  }
+
+  /**
+   * Whether the state may be folded into: its current snapshot is the one the target's bookmark
+   * records, or is made so (the snapshot the target records is set current again, undoing a state
+   * commit whose target commit never came). False when the target records none or the state no
+   * longer holds it: then only a full refresh makes state and target agree.
+   */
+  boolean trust(Bookmark bookmark) {
+    Long recorded = bookmark.stateSnapshotId();
+    if (recorded == null) {
+      return false;
+    }
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    if (current != null && current.snapshotId() == recorded) {
+      return true;
+    }
+    if (table.snapshot(recorded) == null) {
+      return false;
+    }
+    LOG.info(
+        "State table {} is at snapshot {}, its target records {}: setting it back",
+        table.name(),
+        current == null ? null : current.snapshotId(),
+        recorded);
+    table.manageSnapshots().setCurrentSnapshot(recorded).commit();
+    table.refresh();
+    return true;
+  }
+
+  /**
+   * The stored state rows of the buckets {@code ranges} (as the target stores them), and of the
+   * null bucket when asked, as group rows of the view's partial states, keyed by their group keys.
+   */
+  Map<List<Object>, Object[]> read(BucketRangeSet ranges, boolean nullBucket) {
+    Map<List<Object>, Object[]> rows = new LinkedHashMap<>();
+    if (table.currentSnapshot() == null) {
+      return rows;
+    }
+    String bucket = plan.bucketOutput();
+    org.apache.iceberg.expressions.Expression filter =
+        BucketFilters.of(bucket, plan.bucketing().columnType().targetType(), ranges, nullBucket);
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table)
+            .useSnapshot(table.currentSnapshot().snapshotId())
+            .where(filter)
+            .build()) {
+      // Rows of other buckets in the files read are no part of these buckets' states.
+      org.apache.iceberg.expressions.Evaluator inRanges =
+          new org.apache.iceberg.expressions.Evaluator(schema.asStruct(), filter);
+      InternalRecordWrapper internal = new InternalRecordWrapper(schema.asStruct());
+      for (Record record : records) {
+        if (!inRanges.eval(internal.wrap(record))) {
+          continue;
+        }
+        Object[] row = groupRow(record);
+        rows.put(key(row), row);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return rows;
+  }
+
+  /** A state row as a group row: the keys, then each aggregate's parts. */
+  private Object[] groupRow(Record record) {
+    int keys = states.keys();
+    Object[] row = new Object[keys + states.states().size()];
+    int column = 0;
+    for (int k = 0; k < keys; k++, column++) {
+      row[k] = IcebergValues.toNative(keyTypes[k], record.get(column));
+    }
+    for (int a = 0; a < states.states().size(); a++) {
+      List<PartialState.Part> parts = states.states().get(a).parts();
+      Object[] values = new Object[parts.size()];
+      for (int p = 0; p < values.length; p++, column++) {
+        values[p] = IcebergValues.toNative(schema.columns().get(column).type(), record.get(column));
+      }
+      row[keys + a] = values;
+    }
+    return row;
+  }
+
+  /**
+   * A group row's keys as values of the state table's own types, so that the same group read from
+   * the table and aggregated from the source has equal keys; the row's keys are set to them.
+   */
+  List<Object> key(Object[] row) {
+    Object[] key = new Object[states.keys()];
+    for (int k = 0; k < key.length; k++) {
+      row[k] = IcebergValues.toNative(keyTypes[k], IcebergValues.toIceberg(keyTypes[k], row[k]));
+      key[k] = row[k];
+    }
+    return Arrays.asList(key);
+  }
+
+  /** A group row as a row of the state table's columns, for {@link TargetWriter}. */
+  Object[] stateRow(Object[] row) {
+    Object[] out = new Object[schema.columns().size()];
+    int keys = states.keys();
+    System.arraycopy(row, 0, out, 0, keys);
+    int column = keys;
+    for (int a = 0; a < states.states().size(); a++) {
+      for (Object part : (Object[]) row[keys + a]) {
+        out[column++] = part;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Stored and appended group rows merged: a group in both gets each aggregate's states merged.
+   *
+   * @param stored the stored rows, keyed as {@link #read} keys them; the map is the result
+   */
+  Map<List<Object>, Object[]> merge(Map<List<Object>, Object[]> stored, List<Object[]> delta) {
+    int keys = states.keys();
+    for (Object[] row : delta) {
+      Object[] existing = stored.get(key(row));
+      if (existing == null) {
+        stored.put(key(row), row);
+        continue;
+      }
+      for (int a = 0; a < states.states().size(); a++) {
+        existing[keys + a] =
+            states.states().get(a).merge((Object[]) existing[keys + a], (Object[]) row[keys + a]);
+      }
+    }
+    return stored;
+  }
+
+  /**
+   * Commits a chunk's state rows: {@code added} replace {@code removed}, conditional on the state
+   * table being where the chunk read it ({@code starting}); returns the new snapshot's id. The
+   * summary records the chunk, by which a commit of unknown state is found.
+   */
+  long commit(
+      Snapshot starting, List<DataFile> added, List<DataFile> removed, ChunkId chunk, String view) {
+    String chunkId = chunk.toString();
+    try {
+      OverwriteFiles overwrite = table.newOverwrite();
+      removed.forEach(overwrite::deleteFile);
+      added.forEach(overwrite::addFile);
+      if (starting != null) {
+        overwrite
+            .validateFromSnapshot(starting.snapshotId())
+            .validateNoConflictingData()
+            .validateNoConflictingDeletes();
+      }
+      overwrite.set(FloeProperties.VIEW, view);
+      overwrite.set(FloeProperties.REFRESH_ID, chunkId);
+      overwrite.commit();
+    } catch (CommitStateUnknownException e) {
+      table.refresh();
+      Snapshot current = table.currentSnapshot();
+      if (current == null || !chunkId.equals(current.summary().get(FloeProperties.REFRESH_ID))) {
+        throw e;
+      }
+    }
+    return table.currentSnapshot().snapshotId();
+  }
+
+  /** Every live data file of the state: what a full refresh's first chunk replaces. */
+  List<DataFile> liveFiles() {
+    List<DataFile> files = new ArrayList<>();
+    if (table.currentSnapshot() == null) {
+      return files;
+    }
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        files.add(task.file());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
+  }
+}

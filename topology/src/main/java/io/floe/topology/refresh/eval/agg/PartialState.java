@@ -1,0 +1,236 @@
+package io.floe.topology.refresh.eval.agg;
+
+import io.floe.topology.refresh.eval.vector.Vectors;
+import java.util.List;
+import java.util.function.BinaryOperator;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+/**
+ * The partial state of one aggregate of one group, stored apart from the view's rows so that rows a
+ * source appends merge into it exactly (DESIGN §5, the delta path): a few typed parts per group
+ * (for {@code avg}: the compensated sum and the count), merged part by part, and the aggregate's
+ * value computed from them as a recompute would. Parts are native values (see {@link
+ * io.floe.topology.refresh.eval.expr.CalciteValues}); a group no row reached has no parts (null).
+ */
+public interface PartialState {
+
+  /** The type of a part: the aggregate's own result type, a double or a long. */
+  enum Kind {
+    VALUE,
+    DOUBLE,
+    LONG
+  }
+
+  /**
+   * One part of the state.
+   *
+   * @param suffix what the part's column adds to the aggregate's name, empty for a {@link
+   *     Kind#VALUE}
+   */
+  record Part(String suffix, Kind kind) {}
+
+  /** The parts, in the order of the arrays this state reads and writes. */
+  List<Part> parts();
+
+  /** The parts of group {@code group} of an aggregation's state of this aggregate. */
+  Object[] of(AggregateStates.State state, int group);
+
+  /** The parts of the rows of both states, each over other rows of the same group. */
+  Object[] merge(Object[] stored, Object[] delta);
+
+  /** The aggregate's value over the rows the parts summarize. */
+  Object result(Object[] parts);
+
+  /**
+   * The state of an aggregate whose value is its own state (count, sum of integers, min, max ...),
+   * merged by {@code merge}.
+   */
+  static PartialState value(BinaryOperator<Object> merge) {
+    return new Value(merge);
+  }
+
+  /**
+   * The state of {@code call} when Floe keeps one for it apart from its value, or null: {@code avg}
+   * of a double or real result, {@code stddev} and {@code variance} in all their forms (a decimal
+   * average, a DISTINCT or FILTER clause keep recomputing), {@code min_by} and {@code max_by} of an
+   * integer, temporal or double value ordered by an integer or temporal key.
+   *
+   * @param inputTypes the types of the aggregate's input columns, which its arguments index
+   */
+  static PartialState of(AggregateCall call, SqlTypeName[] inputTypes) {
+    if (call.isDistinct() || call.filterArg >= 0) {
+      return null;
+    }
+    SqlKind by = call.getAggregation().getKind();
+    if ((by == SqlKind.ARG_MIN || by == SqlKind.ARG_MAX)
+        && Vectors.longKind(inputTypes[call.getArgList().get(1)]) != null
+        && (Vectors.longKind(inputTypes[call.getArgList().get(0)]) != null
+            || inputTypes[call.getArgList().get(0)] == SqlTypeName.DOUBLE)) {
+      // The typed states of min_by and max_by: ordered by a key held as a long.
+      return new By(by == SqlKind.ARG_MIN);
+    }
+    RelDataType type = call.getType();
+    SqlKind kind = call.getAggregation().getKind();
+    if (kind == SqlKind.AVG && type.getSqlTypeName() != SqlTypeName.DECIMAL) {
+      return new Average(type);
+    }
+    if (kind == SqlKind.STDDEV_SAMP
+        || kind == SqlKind.STDDEV_POP
+        || kind == SqlKind.VAR_SAMP
+        || kind == SqlKind.VAR_POP) {
+      return new Moments(kind, type);
+    }
+    return null;
+  }
+
+  /** An aggregate's value, merged by the aggregate's own rule. */
+  record Value(BinaryOperator<Object> merge) implements PartialState {
+    private static final List<Part> PARTS = List.of(new Part("", Kind.VALUE));
+
+    @Override
+    public List<Part> parts() {
+      return PARTS;
+    }
+
+    @Override
+    public Object[] of(AggregateStates.State state, int group) {
+      return new Object[] {state.result(group)};
+    }
+
+    @Override
+    public Object[] merge(Object[] stored, Object[] delta) {
+      return new Object[] {merge.apply(stored[0], delta[0])};
+    }
+
+    @Override
+    public Object result(Object[] parts) {
+      return parts[0];
+    }
+  }
+
+  /**
+   * avg: the Neumaier-compensated sum as its two doubles and the count of values; merged as the
+   * recompute merges the workers' accumulators, so a folded average equals a recomputed one up to
+   * the order of the terms.
+   */
+  record Average(RelDataType type) implements PartialState {
+    private static final List<Part> PARTS =
+        List.of(
+            new Part("sum", Kind.DOUBLE),
+            new Part("compensation", Kind.DOUBLE),
+            new Part("count", Kind.LONG));
+
+    @Override
+    public List<Part> parts() {
+      return PARTS;
+    }
+
+    @Override
+    public Object[] of(AggregateStates.State state, int group) {
+      AggregateStates.Accumulator accumulator = ((AggregateStates.Boxed) state).accumulator(group);
+      return accumulator == null
+          ? new Object[] {0.0, 0.0, 0L}
+          : ((AggregateStates.Average) accumulator).doublePartial();
+    }
+
+    @Override
+    public Object[] merge(Object[] stored, Object[] delta) {
+      AggregateStates.Neumaier sum =
+          AggregateStates.Neumaier.of((Double) stored[0], (Double) stored[1]);
+      sum.merge(AggregateStates.Neumaier.of((Double) delta[0], (Double) delta[1]));
+      return new Object[] {
+        sum.sumPart(), sum.compensationPart(), (Long) stored[2] + (Long) delta[2]
+      };
+    }
+
+    @Override
+    public Object result(Object[] parts) {
+      long count = (Long) parts[2];
+      return count == 0
+          ? null
+          : AggregateStates.Average.doubleResult(
+              type, (Double) parts[0] + (Double) parts[1], count);
+    }
+  }
+
+  /**
+   * stddev and variance: the count, mean and M2 of Welford's algorithm, merged by Chan, Golub and
+   * LeVeque's pairwise update, as a recompute merges its workers' accumulators.
+   */
+  record Moments(SqlKind kind, RelDataType type) implements PartialState {
+    private static final List<Part> PARTS =
+        List.of(
+            new Part("count", Kind.LONG),
+            new Part("mean", Kind.DOUBLE),
+            new Part("m2", Kind.DOUBLE));
+
+    @Override
+    public List<Part> parts() {
+      return PARTS;
+    }
+
+    @Override
+    public Object[] of(AggregateStates.State state, int group) {
+      AggregateStates.Accumulator accumulator = ((AggregateStates.Boxed) state).accumulator(group);
+      return accumulator == null
+          ? new Object[] {0L, 0.0, 0.0}
+          : ((AggregateStates.Moments) accumulator).partial();
+    }
+
+    @Override
+    public Object[] merge(Object[] stored, Object[] delta) {
+      AggregateStates.Moments merged = AggregateStates.Moments.of(kind, type, stored);
+      merged.merge(AggregateStates.Moments.of(kind, type, delta));
+      return merged.partial();
+    }
+
+    @Override
+    public Object result(Object[] parts) {
+      return AggregateStates.Moments.of(kind, type, parts).result();
+    }
+  }
+
+  /**
+   * min_by and max_by: the extreme key (as the typed state holds it, a long) and the value that won
+   * at it, merged by the recompute's tie rule: on equal keys a non-null value wins, then the
+   * smaller (min_by) or larger (max_by) value.
+   */
+  record By(boolean min) implements PartialState {
+    private static final List<Part> PARTS =
+        List.of(new Part("key", Kind.LONG), new Part("value", Kind.VALUE));
+
+    @Override
+    public List<Part> parts() {
+      return PARTS;
+    }
+
+    @Override
+    public Object[] of(AggregateStates.State state, int group) {
+      return ((AggregateStates.By) state).partial(group);
+    }
+
+    @Override
+    public Object[] merge(Object[] stored, Object[] delta) {
+      if (stored[0] == null || delta[0] == null) {
+        return stored[0] == null ? delta : stored;
+      }
+      int byKey = Long.compare((Long) delta[0], (Long) stored[0]);
+      if (byKey != 0) {
+        return (min ? byKey < 0 : byKey > 0) ? delta : stored;
+      }
+      if (delta[1] == null || stored[1] == null) {
+        return stored[1] == null ? delta : stored;
+      }
+      int byValue = AggregateStates.compareNullsFirst(delta[1], stored[1]);
+      return (min ? byValue < 0 : byValue > 0) ? delta : stored;
+    }
+
+    @Override
+    public Object result(Object[] parts) {
+      return parts[1];
+    }
+  }
+}
