@@ -14,4 +14,13 @@ public final class TradeViews {
       FROM lake.market.trades
       GROUP BY symbol, date_trunc('minute', ts)
       """;
+
+  /**
+   * The 1-minute bars with a distinct count, which no partial state folds: a change of a minute
+   * recomputes it from the source, as every view with {@code min_by} or {@code max_by} did before
+   * partial states (for tests of what a recompute reads and requests).
+   */
+  public static final String OHLCV_1M_RECOMPUTED =
+      OHLCV_1M.replace(
+          "count(*) AS trade_count", "count(*) AS trade_count, count(DISTINCT side) AS sides");
 }

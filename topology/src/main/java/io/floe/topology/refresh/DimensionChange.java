@@ -51,6 +51,14 @@ record DimensionChange(boolean moved, DirtyBuckets dirty) {
   }
 
   /**
+   * The dimension states a refresh of {@code read} is named by: those it pinned, or, when the
+   * dimensions only compacted since the states {@code bookmark} records, those recorded.
+   */
+  DimensionStates named(RefreshRun.Pinned read, Bookmark bookmark) {
+    return moved ? read.dimensionStates() : bookmark.parsedDimensionStates();
+  }
+
+  /**
    * What the dimensions {@code read} pinned change against the states {@code bookmark} records.
    *
    * @param tables the dimensions' hash tables, shared with the recompute

@@ -291,13 +291,17 @@ final class RefreshRun {
       if (written.state() != null) {
         // The state first: a crash before the target's commit leaves a state the target does not
         // record, which the next refresh sets back (StateTable#trust).
-        long stateSnapshot =
-            states.commit(
-                written.state().starting(),
-                written.state().added(),
-                written.state().removed(),
-                chunkId,
-                view.name());
+        long stateSnapshot;
+        try (RequestStage.Scope committing = RequestStage.COMMIT.enter()) {
+          stateSnapshot =
+              states.commit(
+                  written.state().starting(),
+                  written.state().added(),
+                  written.state().removed(),
+                  chunkId,
+                  view.name(),
+                  manifests);
+        }
         hooks.stateCommitted(view.name(), chunkId);
         summary.put(FloeProperties.STATE_SNAPSHOT_ID, Long.toString(stateSnapshot));
         UnaryOperator<Bookmark> rows = move;

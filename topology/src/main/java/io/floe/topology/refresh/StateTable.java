@@ -2,6 +2,7 @@ package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.iceberg.IcebergValues;
+import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.eval.CompiledQuery.PartialStates;
 import io.floe.topology.refresh.eval.agg.PartialState;
 import io.floe.topology.view.CompiledView;
@@ -14,8 +15,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -83,20 +86,28 @@ final class StateTable {
   /**
    * The state table of {@code view}, created beside {@code target} if missing, or created again
    * when its columns are not those the view's states need (a changed view refreshes fully, which
-   * rebuilds it).
+   * rebuilds it); null for a view that keeps no partial states.
    *
    * @throws TargetTables.TargetNotOwnedException when a table of that name exists that Floe did not
    *     create for this view
    */
   static StateTable prepare(
-      Catalog catalog, CompiledView view, ViewPlan plan, PartialStates states, Table target) {
+      Catalog catalog,
+      CompiledView view,
+      ViewPlan plan,
+      Optional<PartialStates> partialStates,
+      Table target) {
+    if (partialStates.isEmpty()) {
+      return null;
+    }
+    PartialStates states = partialStates.get();
     Schema wanted = schema(plan, states, target.schema());
     TableIdentifier id = identifier(view.target().identifier());
     Table table;
     try {
       table = catalog.loadTable(id);
     } catch (NoSuchTableException e) {
-      return new StateTable(create(catalog, view, plan, wanted, id), wanted, states, plan);
+      return new StateTable(create(catalog, view, plan, wanted, id, target), wanted, states, plan);
     }
     if (!view.name().equals(table.properties().get(FloeProperties.VIEW))
         || table.properties().get(FloeProperties.STATE_OF) == null) {
@@ -110,15 +121,24 @@ final class StateTable {
     if (!table.schema().sameSchema(wanted)) {
       LOG.info("State table {} of view {} has other columns: creating it again", id, view.name());
       catalog.dropTable(id, true);
-      return new StateTable(create(catalog, view, plan, wanted, id), wanted, states, plan);
+      return new StateTable(create(catalog, view, plan, wanted, id, target), wanted, states, plan);
     }
     return new StateTable(table, table.schema(), states, plan);
   }
 
   private static Table create(
-      Catalog catalog, CompiledView view, ViewPlan plan, Schema schema, TableIdentifier id) {
-    Map<String, String> properties = new HashMap<>();
-    properties.put(TableProperties.FORMAT_VERSION, "2");
+      Catalog catalog,
+      CompiledView view,
+      ViewPlan plan,
+      Schema schema,
+      TableIdentifier id,
+      Table target) {
+    // A snapshot a refresh, as the target's: the same retention, and old metadata files deleted.
+    Map<String, String> properties = new HashMap<>(TargetMaintenance.initialProperties());
+    // The target's: a state of nanosecond timestamps needs what such a target needs (v3).
+    properties.put(
+        TableProperties.FORMAT_VERSION,
+        Integer.toString(((HasTableOperations) target).operations().current().formatVersion()));
     properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
     properties.put(FloeProperties.VIEW, view.name());
     properties.put(FloeProperties.STATE_OF, view.target().toString());
@@ -177,6 +197,23 @@ final class StateTable {
 
   Schema schema() {
     return schema;
+  }
+
+  /**
+   * The {@code plan}, or a full refresh when it would fold into a state of the view's ({@code
+   * states}, or null for none) that the target's {@code bookmark} does not record and that cannot
+   * be set back to the one it records ({@link #trust}): only a full refresh makes them agree again.
+   */
+  static RefreshPlanner.Plan trusted(
+      StateTable states, RefreshPlanner.Plan plan, Bookmark bookmark, String view) {
+    if (states != null
+        && plan instanceof RefreshPlanner.Recompute recompute
+        && recompute.mode() != RefreshOutcome.Mode.FULL
+        && !states.trust(bookmark)) {
+      return RefreshPlanner.Recompute.full(
+          "the partial states of view " + view + " are not those its target records");
+    }
+    return plan;
   }
 
   /**
@@ -315,10 +352,16 @@ final class StateTable {
    * summary records the chunk, by which a commit of unknown state is found.
    */
   long commit(
-      Snapshot starting, List<DataFile> added, List<DataFile> removed, ChunkId chunk, String view) {
+      Snapshot starting,
+      List<DataFile> added,
+      List<DataFile> removed,
+      ChunkId chunk,
+      String view,
+      ManifestWork manifests) {
     String chunkId = chunk.toString();
     try {
-      OverwriteFiles overwrite = table.newOverwrite();
+      OverwriteFiles overwrite =
+          manifests.commit(table.newOverwrite(), table, table.currentSnapshot());
       removed.forEach(overwrite::deleteFile);
       added.forEach(overwrite::addFile);
       if (starting != null) {
@@ -338,6 +381,13 @@ final class StateTable {
       }
     }
     return table.currentSnapshot().snapshotId();
+  }
+
+  /**
+   * Expires the state's snapshots past its retention, as a target's ({@link TargetMaintenance}).
+   */
+  void expire(long nowMillis, ManifestWork manifests) {
+    TargetMaintenance.afterStateCommit(table, nowMillis, manifests);
   }
 
   /** Every live data file of the state: what a full refresh's first chunk replaces. */

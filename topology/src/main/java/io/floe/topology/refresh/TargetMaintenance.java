@@ -3,6 +3,8 @@ package io.floe.topology.refresh;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.CompiledView;
 import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.iceberg.ExpireSnapshots;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -55,8 +57,37 @@ final class TargetMaintenance {
    * @return the number of snapshots expired
    */
   static int afterRefresh(Table target, CompiledView view, long nowMillis, ManifestWork manifests) {
+    // Guarded as a compaction is: the bookmark this upkeep found stays as it is.
+    return expire(
+        target,
+        nowMillis,
+        expiry ->
+            GuardedCommit.expire(
+                target, CommitGuard.of(Bookmark.of(target).expected(), view), expiry, manifests));
+  }
+
+  /**
+   * Expires the snapshots of a view's state table ({@link StateTable}) past its retention, by the
+   * same rule as a target's. Unguarded: only the view's refreshes commit to it, in its slot, and
+   * the snapshot its target records is the current one or among the newest kept.
+   *
+   * @return the number of snapshots expired
+   */
+  static int afterStateCommit(Table state, long nowMillis, ManifestWork manifests) {
+    return expire(
+        state,
+        nowMillis,
+        expiry -> {
+          ExpireSnapshots expire = manifests.expiry(state.expireSnapshots());
+          expiry.accept(expire);
+          expire.commit();
+        });
+  }
+
+  private static int expire(
+      Table table, long nowMillis, Consumer<Consumer<ExpireSnapshots>> committer) {
     try {
-      Map<String, String> properties = target.properties();
+      Map<String, String> properties = table.properties();
       long maxAge =
           PropertyUtil.propertyAsLong(
               properties, TableProperties.MAX_SNAPSHOT_AGE_MS, DEFAULT_MAX_SNAPSHOT_AGE_MS);
@@ -65,24 +96,20 @@ final class TargetMaintenance {
               properties, TableProperties.MIN_SNAPSHOTS_TO_KEEP, DEFAULT_MIN_SNAPSHOTS_TO_KEEP);
       int count = 0;
       long oldest = Long.MAX_VALUE;
-      for (Snapshot snapshot : target.snapshots()) {
+      for (Snapshot snapshot : table.snapshots()) {
         count++;
         oldest = Math.min(oldest, snapshot.timestampMillis());
       }
       if (count <= minToKeep || nowMillis - oldest <= maxAge + maxAge / 4) {
         return 0;
       }
-      // Guarded as a compaction is: the bookmark this upkeep found stays as it is.
-      GuardedCommit.expire(
-          target,
-          CommitGuard.of(Bookmark.of(target).expected(), view),
-          expire -> expire.expireOlderThan(nowMillis - maxAge).retainLast(Math.max(1, minToKeep)),
-          manifests);
-      int expired = count - countOf(target.snapshots());
-      LOG.info("Expired {} snapshots of target {}", expired, target.name());
+      committer.accept(
+          expire -> expire.expireOlderThan(nowMillis - maxAge).retainLast(Math.max(1, minToKeep)));
+      int expired = count - countOf(table.snapshots());
+      LOG.info("Expired {} snapshots of {}", expired, table.name());
       return expired;
     } catch (RuntimeException e) {
-      LOG.warn("Cannot expire snapshots of target {}: {}", target.name(), e.toString());
+      LOG.warn("Cannot expire snapshots of {}: {}", table.name(), e.toString());
       return 0;
     }
   }

@@ -195,27 +195,16 @@ public final class ViewRefresher {
         RefreshRun.Pinned.of(requested, source, pinned, name -> load(view, name));
     ViewPlan viewPlan = query.plan();
     Table target;
+    StateTable states;
     try {
-      target = TargetTables.prepare(catalog(view.target().catalog(), view), view, viewPlan);
+      Catalog targets = catalog(view.target().catalog(), view);
+      target = TargetTables.prepare(targets, view, viewPlan);
+      states = StateTable.prepare(targets, view, viewPlan, query.query().partialStates(), target);
     } catch (TargetTables.TargetNotOwnedException e) {
       throw new ViewRefreshException(e.getMessage());
     } catch (CommitGuard.SupersededException e) {
       return superseded(
           view, new RefreshOutcomes(requested, source, pinned, viewPlan, null), e.reason());
-    }
-    StateTable states;
-    try {
-      states =
-          query.query().partialStates().isEmpty()
-              ? null
-              : StateTable.prepare(
-                  catalog(view.target().catalog(), view),
-                  view,
-                  viewPlan,
-                  query.query().partialStates().get(),
-                  target);
-    } catch (TargetTables.TargetNotOwnedException e) {
-      throw new ViewRefreshException(e.getMessage());
     }
     BucketedView buckets = BucketedView.of(view);
     // Not Iceberg's Tasks: a try after a moved bookmark is a new plan from the target as it is
@@ -231,14 +220,10 @@ public final class ViewRefresher {
       Bookmark bookmark = Bookmark.of(target);
       DimensionChange dimensions =
           DimensionChange.since(bookmark, query, dimensionTables, manifests);
-      // Dimensions that only compacted since the bookmark name the refresh as those it records.
       RefreshRequest request =
           requested.withId(
               RefreshPlanner.readId(
-                  requested.id(),
-                  bookmark,
-                  query.reads(),
-                  dimensions.moved() ? query.dimensionStates() : bookmark.parsedDimensionStates()));
+                  requested.id(), bookmark, query.reads(), dimensions.named(query, bookmark)));
       RefreshOutcomes outcomes = new RefreshOutcomes(request, source, pinned, viewPlan, target);
       RefreshPlanner.Plan plan =
           RefreshPlanner.plan(
@@ -254,18 +239,10 @@ public final class ViewRefresher {
               // the target reflects: the planner recomputes every bucket otherwise.
               query.query().decomposition().isPresent() || states != null,
               manifests);
-      if (states != null
-          && plan instanceof RefreshPlanner.Recompute recompute
-          && recompute.mode() != RefreshOutcome.Mode.FULL
-          && !states.trust(bookmark)) {
-        // Only a full refresh makes a state the target does not record agree with it again.
-        plan =
-            RefreshPlanner.Recompute.full(
-                "the partial states of view " + view.name() + " are not those its target records");
-      }
+      plan = StateTable.trusted(states, plan, bookmark, view.name());
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
         // The run that committed it may have stopped before its compaction.
-        return maintain(target, view, outcomes.alreadyApplied(), null);
+        return maintain(target, states, view, outcomes.alreadyApplied(), null);
       }
       if (plan instanceof RefreshPlanner.TargetAhead ahead) {
         return outcomes.skipped(RefreshOutcome.Status.TARGET_AHEAD, ahead.reason());
@@ -289,7 +266,7 @@ public final class ViewRefresher {
       try {
         RefreshOutcome outcome = run.run(recompute, bookmark);
         BucketRangeSet hot = TargetCompaction.hotBuckets(viewPlan.bucketing(), recompute);
-        return maintain(target, view, outcome, hot);
+        return maintain(target, states, view, outcome, hot);
       } catch (CommitGuard.SupersededException e) {
         return superseded(view, outcomes, e.reason());
       } catch (CommitGuard.BookmarkMovedException e) {
@@ -330,17 +307,25 @@ public final class ViewRefresher {
 
   /**
    * The target's upkeep after a committed refresh, in the view's slot: compaction, then snapshot
-   * expiry. Neither fails the refresh.
+   * expiry, of the target and of its state table. None fails the refresh.
    *
+   * @param states the view's state table, or null for a view that keeps no partial states
    * @param hot the buckets whose files compaction leaves alone, as the target stores them, or null
    */
   private RefreshOutcome maintain(
-      Table target, CompiledView view, RefreshOutcome outcome, BucketRangeSet hot) {
+      Table target,
+      StateTable states,
+      CompiledView view,
+      RefreshOutcome outcome,
+      BucketRangeSet hot) {
     RefreshOutcome.Compaction compaction;
     try (RequestStage.Scope maintaining = RequestStage.MAINTAIN.enter()) {
       compaction =
           TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks, manifests);
       TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis(), manifests);
+      if (states != null) {
+        states.expire(System.currentTimeMillis(), manifests);
+      }
     }
     return compaction == null
         ? outcome

@@ -32,7 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ImmutableReadsTest {
 
-  private static final String OHLCV = TradeViews.OHLCV_1M;
+  // Bars that recompute their dirty minutes: the requests of the source and target side alone, no
+  // partial states (PartialStatesRefreshTest has those).
+  private static final String OHLCV = TradeViews.OHLCV_1M_RECOMPUTED;
   private static final TableIdentifier SOURCE = TableIdentifier.of("market", "trades");
   private static final TableIdentifier TARGET = TableIdentifier.of("analytics", "ohlcv_1m");
 

@@ -36,7 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ObjectStoreRequestsTest {
 
-  private static final String OHLCV = TradeViews.OHLCV_1M;
+  // Bars that recompute their dirty minutes: the requests of the source and target side alone, no
+  // partial states (PartialStatesRefreshTest has those).
+  private static final String OHLCV = TradeViews.OHLCV_1M_RECOMPUTED;
   private static final TableIdentifier SOURCE = TableIdentifier.of("market", "trades");
 
   @TempDir Path dir;

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
@@ -314,6 +315,41 @@ class PartialStatesRefreshTest {
     assertThat(stateTable(view).schema().columns())
         .extracting(Types.NestedField::name)
         .contains("open__key", "open__value", "spread__count", "spread__mean", "spread__m2");
+  }
+
+  @Test
+  void shouldExpireTheStateTablesSnapshotsAsATargetsAndKeepTheOneItsTargetRecords()
+      throws InterruptedException {
+    // Given a view with averages, refreshed once; its state table made to keep two snapshots
+    ViewDefinition view = view("daily_avg", DAILY_AVG);
+    lake.append(trades, lake.randomTrades(random, 100, "2026-04-07", 8, 18));
+    refresh(view);
+    assertThat(stateTable(view).properties())
+        .as("a new state table's retention, as a target's")
+        .containsEntry(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true")
+        .containsKeys(TableProperties.MAX_SNAPSHOT_AGE_MS, TableProperties.MIN_SNAPSHOTS_TO_KEEP);
+    stateTable(view)
+        .updateProperties()
+        .set(TableProperties.MAX_SNAPSHOT_AGE_MS, "1")
+        .set(TableProperties.MIN_SNAPSHOTS_TO_KEEP, "2")
+        .commit();
+
+    // When five more appends are folded in, one refresh each
+    for (int i = 0; i < 5; i++) {
+      Thread.sleep(5);
+      appendToTheSameDays(10);
+      assertThat(refresh(view).delta()).isTrue();
+    }
+
+    // Then the state table keeps few snapshots, among them the one the target records, and the
+    // next fold trusts it (the oracle holds at each step)
+    Table state = stateTable(view);
+    assertThat(state.snapshots()).hasSizeLessThanOrEqualTo(3);
+    assertThat(target(view).currentSnapshot().summary())
+        .containsEntry(
+            FloeProperties.STATE_SNAPSHOT_ID, Long.toString(state.currentSnapshot().snapshotId()));
+    appendToTheSameDays(10);
+    assertThat(refresh(view).delta()).isTrue();
   }
 
   @Test
