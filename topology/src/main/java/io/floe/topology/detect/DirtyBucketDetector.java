@@ -1,7 +1,6 @@
 package io.floe.topology.detect;
 
 import io.floe.topology.bucket.BucketColumnType;
-import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.iceberg.ManifestWork;
@@ -268,26 +267,15 @@ public final class DirtyBucketDetector {
       return DirtyBuckets.all(
           "source column " + field.name() + " is now " + field.type() + ", not a bucket column");
     }
-    Bucketing bucketing = Bucketing.of(view.granularity(), type.get(), view.zone());
-    List<io.floe.topology.bucket.BucketRange> ranges = new ArrayList<>();
-    boolean nullBucket = false;
+    FileBuckets.Union dirtied =
+        new FileBuckets.Union(field, Bucketing.of(view.granularity(), type.get(), view.zone()));
     for (ContentFile<?> file : changes.files()) {
-      FileBuckets buckets = FileBuckets.of(file, field);
-      if (!buckets.hasBounds()) {
-        if (buckets.holdsOnlyNulls()) {
-          nullBucket = true;
-          continue;
-        }
+      if (!dirtied.add(file)) {
         return DirtyBuckets.all(
             "file " + file.location() + " has no bounds for bucket column " + field.name());
       }
-      ranges.add(buckets.range(bucketing));
-      // Unknown null counts must assume nulls: the null bucket is cheap to recompute.
-      if (buckets.mayHoldNulls()) {
-        nullBucket = true;
-      }
     }
-    return DirtyBuckets.of(BucketRangeSet.of(ranges), nullBucket);
+    return dirtied.dirty();
   }
 
   /** The statistics needed to bound a change are gone: views must fully refresh. */

@@ -1,8 +1,12 @@
 package io.floe.topology.detect;
 
 import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.bucket.DirtyBuckets;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.types.Conversions;
@@ -94,5 +98,43 @@ public record FileBuckets(Long lower, Long upper, Long nullCount, long records) 
    */
   public BucketRange valueRange() {
     return hasBounds() ? new BucketRange(lower, upper == Long.MAX_VALUE ? upper : upper + 1) : null;
+  }
+
+  /**
+   * The buckets a set of changed files dirties, added one file at a time: the union of their
+   * ranges, and the null bucket when one of them may hold nulls.
+   */
+  public static final class Union {
+    private final Types.NestedField column;
+    private final Bucketing bucketing;
+    private final List<BucketRange> ranges = new ArrayList<>();
+    private boolean nullBucket;
+
+    /** An empty union of the buckets of {@code column}'s values, cut by {@code bucketing}. */
+    public Union(Types.NestedField column, Bucketing bucketing) {
+      this.column = column;
+      this.bucketing = bucketing;
+    }
+
+    /**
+     * Adds the buckets {@code file} may hold; false, adding nothing, when its statistics do not
+     * bound them: the file could hold rows of any bucket.
+     */
+    public boolean add(ContentFile<?> file) {
+      FileBuckets buckets = of(file, column);
+      if (!buckets.hasBounds()) {
+        nullBucket |= buckets.holdsOnlyNulls();
+        return buckets.holdsOnlyNulls();
+      }
+      ranges.add(buckets.range(bucketing));
+      // Unknown null counts must assume nulls: the null bucket is cheap to recompute.
+      nullBucket |= buckets.mayHoldNulls();
+      return true;
+    }
+
+    /** The buckets the files added so far dirty. */
+    public DirtyBuckets dirty() {
+      return DirtyBuckets.of(BucketRangeSet.of(ranges), nullBucket);
+    }
   }
 }

@@ -1,7 +1,5 @@
 package io.floe.topology.refresh;
 
-import io.floe.topology.bucket.BucketRange;
-import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.FileBuckets;
 import io.floe.topology.iceberg.ManifestWork;
@@ -81,8 +79,7 @@ final class JoinKeyBuckets {
     Comparator<Object> first = orders.get(0);
     values.sort((a, b) -> first.compare(a.get(0), b.get(0)));
     Types.NestedField bucketField = read.schema().findField(read.plan().bucketColumn());
-    List<BucketRange> ranges = new ArrayList<>();
-    boolean nullBucket = false;
+    FileBuckets.Union dirtied = new FileBuckets.Union(bucketField, read.plan().bucketing());
     Table fact = read.source();
     Snapshot snapshot = read.snapshot();
     try (CloseableIterable<FileScanTask> tasks =
@@ -102,22 +99,15 @@ final class JoinKeyBuckets {
         if (!holds) {
           continue;
         }
-        FileBuckets buckets = FileBuckets.of(file, bucketField);
-        if (!buckets.hasBounds()) {
-          if (buckets.holdsOnlyNulls()) {
-            nullBucket = true;
-            continue;
-          }
+        if (!dirtied.add(file)) {
           return DirtyBuckets.all(
               "fact file " + file.location() + " has no bounds for bucket column " + bucketField);
         }
-        ranges.add(buckets.range(read.plan().bucketing()));
-        nullBucket |= buckets.mayHoldNulls();
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot plan the files of " + fact.name(), e);
     }
-    return DirtyBuckets.of(BucketRangeSet.of(ranges), nullBucket);
+    return dirtied.dirty();
   }
 
   /**

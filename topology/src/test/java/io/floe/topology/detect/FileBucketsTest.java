@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.bucket.Granularity;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -150,6 +153,42 @@ class FileBucketsTest {
         .isEqualTo(new BucketRange(micros("10:00:00"), micros("10:05:00") + 1));
     assertThat(FileBuckets.of(last, TS).valueRange())
         .isEqualTo(new BucketRange(Long.MAX_VALUE - 1, Long.MAX_VALUE));
+  }
+
+  @Test
+  void shouldUniteTheBucketsOfFilesAndTheNullBucketOfAnAllNullFile() {
+    // Given a file of 10:00:30 to 10:01:10 without nulls, one of 10:05:00 alone, and an all-null
+    // one
+    DataFile early = file(4, Map.of(TS, bounds(micros("10:00:30"), micros("10:01:10"))), 0L);
+    DataFile late = file(1, Map.of(TS, bounds(micros("10:05:00"), micros("10:05:00"))), 0L);
+    DataFile nulls = file(3, Map.of(), Map.of(), Map.of(TS.fieldId(), 3L));
+
+    // When they are added to a union of minute buckets
+    FileBuckets.Union union = new FileBuckets.Union(TS, MINUTES);
+    boolean added = union.add(early) && union.add(late) && union.add(nulls);
+
+    // Then the union is the minutes 10:00, 10:01 and 10:05, and the null bucket
+    assertThat(added).isTrue();
+    assertThat(union.dirty())
+        .isEqualTo(
+            DirtyBuckets.of(
+                BucketRangeSet.of(
+                    List.of(
+                        new BucketRange(micros("10:00:00"), micros("10:02:00")),
+                        new BucketRange(micros("10:05:00"), micros("10:06:00")))),
+                true));
+  }
+
+  @Test
+  void shouldRefuseToUniteAFileWhoseBucketsAreUnknown() {
+    // Given a file with a lower bound and no upper bound for the column, and nulls
+    Map<Integer, ByteBuffer> lower = Map.of(TS.fieldId(), micros(micros("10:00:30")));
+    DataFile file = file(10, lower, Map.of(), Map.of(TS.fieldId(), 2L));
+
+    // When it is added to a union, Then it is refused and adds nothing
+    FileBuckets.Union union = new FileBuckets.Union(TS, MINUTES);
+    assertThat(union.add(file)).isFalse();
+    assertThat(union.dirty()).isEqualTo(DirtyBuckets.none());
   }
 
   private static long micros(String time) {
