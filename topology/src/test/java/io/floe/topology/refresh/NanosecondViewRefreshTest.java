@@ -157,10 +157,9 @@ class NanosecondViewRefreshTest {
 
     assertThat(refreshed.first().full()).isTrue();
     assertThat(second.status()).isEqualTo(RefreshOutcome.Status.COMMITTED);
-    // The late tick is folded into the stored states of its bar (max_by keyed by the nanosecond
-    // timestamp): only it is read, and only the 10:00 bars are replaced.
-    assertThat(second.delta()).isTrue();
-    assertThat(second.work().rowsRead()).isEqualTo(1);
+    assertThat(second.full()).isFalse();
+    // Only the day file of April 8th is read, and only the 10:00 bars are replaced.
+    assertThat(second.work().rowsRead()).isEqualTo(5);
     assertThat(second.work().rowsRemoved()).isEqualTo(2);
   }
 

@@ -353,6 +353,23 @@ class PartialStatesRefreshTest {
   }
 
   @Test
+  void shouldKeepNoStateTableForBarsOfMinutesWhichRecomputeTheirDirtyMinutes() {
+    // Given 1-minute bars (min_by and max_by, whose states would merge), refreshed once
+    ViewDefinition view = view("bars_1m", BARS.replace("'hour'", "'minute'"));
+    lake.append(trades, lake.randomTrades(random, 200, "2026-04-07", 10, 12));
+    assertThat(refresh(view).full()).isTrue();
+
+    // When trades are appended
+    appendToTheSameDays(10);
+    RefreshOutcome outcome = refresh(view);
+
+    // Then the dirty minutes are recomputed (the oracle holds), and no state table exists
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(lake.catalog().tableExists(StateTable.identifier(view.target().identifier())))
+        .isFalse();
+  }
+
+  @Test
   void shouldKeepNoStateTableForADecomposableView() {
     // Given a view of counts and sums only
     ViewDefinition view = view("daily", DAILY);
