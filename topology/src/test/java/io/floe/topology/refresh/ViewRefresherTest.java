@@ -574,9 +574,8 @@ class ViewRefresherTest {
         lake.append(trades, List.of(lake.trade("AAPL", "2026-04-08T10:00:50Z", 9.0, 2L, "B")));
     RefreshOutcome outcome = refresh(view, s2, s1, detected(trades, s1, s2, view));
 
-    // Then only that minute is refreshed (its bars fold the appended trade into their partial
-    // states), and the identity is recorded from then on
-    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.DELTA);
+    // Then only that minute is recomputed, and the identity is recorded from then on
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
     assertThat(target(view).properties())
         .containsEntry(
             FloeProperties.SOURCE_COLUMNS,
