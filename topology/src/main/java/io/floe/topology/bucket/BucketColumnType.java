@@ -1,6 +1,8 @@
 package io.floe.topology.bucket;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -140,6 +142,15 @@ public enum BucketColumnType {
     long start = range.start() == Long.MIN_VALUE ? Long.MIN_VALUE : toTargetValue(range.start());
     long end = range.end() == Long.MAX_VALUE ? Long.MAX_VALUE : -Math.floorDiv(-range.end(), 1000L);
     return new BucketRange(start, end);
+  }
+
+  /** Ranges of stored values as ranges of the target's bucket column ({@link #toTargetRange}). */
+  public BucketRangeSet toTargetRanges(BucketRangeSet ranges) {
+    List<BucketRange> converted = new ArrayList<>();
+    for (BucketRange range : ranges.ranges()) {
+      converted.add(toTargetRange(range));
+    }
+    return BucketRangeSet.of(converted);
   }
 
   /** The inverse of {@link #toTargetValue}, saturating beyond the column's range. */

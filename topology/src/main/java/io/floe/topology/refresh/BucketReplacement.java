@@ -182,7 +182,7 @@ final class BucketReplacement {
       DeltaMerger delta,
       boolean targetExists,
       boolean newestApart) {
-    BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
+    BucketRangeSet targetRanges = bucketType.toTargetRanges(chunk.ranges());
     Predicate<Record> inChunk = record -> isDirty(record, chunk, targetRanges);
     List<DataFile> removed = new ArrayList<>();
     List<DeleteFile> deletes = new ArrayList<>();
@@ -541,14 +541,6 @@ final class BucketReplacement {
     return ranges.size() <= MAX_RANGE_GROUPS
         ? low
         : (int) ((long) low * MAX_RANGE_GROUPS / ranges.size());
-  }
-
-  private BucketRangeSet toTargetRanges(BucketRangeSet ranges) {
-    List<BucketRange> converted = new ArrayList<>();
-    for (BucketRange range : ranges.ranges()) {
-      converted.add(bucketType.toTargetRange(range));
-    }
-    return BucketRangeSet.of(converted);
   }
 
   private CloseableIterable<Record> readWholeFile(FileScanTask task) {

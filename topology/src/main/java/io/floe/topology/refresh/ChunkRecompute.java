@@ -1,7 +1,6 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
-import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
@@ -57,7 +56,32 @@ final class ChunkRecompute {
       ViewScan.Stats read,
       long computeNanos,
       long writeNanos,
-      StateWritten state) {}
+      StateWritten state) {
+
+    /**
+     * What a chunk wrote to the target ({@code replaced}), read and computed from {@code start}
+     * (nanos) to {@code computed} and written from then to now.
+     */
+    static Written of(
+        Snapshot startingTarget,
+        BucketReplacement.Result replaced,
+        ViewScan.Stats read,
+        long start,
+        long computed,
+        StateWritten state) {
+      return new Written(
+          startingTarget,
+          replaced.added(),
+          replaced.removed(),
+          replaced.deletes(),
+          replaced.rowsWritten(),
+          replaced.rowsReplaced(),
+          read,
+          computed - start,
+          System.nanoTime() - computed,
+          state);
+    }
+  }
 
   /**
    * What a chunk wrote to the view's state table, to be committed before the target.
@@ -160,14 +184,8 @@ final class ChunkRecompute {
               manifests.readersFor(sourceStorage, scanThreads),
               sourceStorage.scanParallelism());
     }
-    ViewScan.Stats stats = recomputed.stats();
     List<Object[]> rows = recomputed.rows();
-    int bucketOutput = outputPosition(plan.bucketOutput());
-    for (Object[] row : rows) {
-      if (row[bucketOutput] instanceof Long value) {
-        row[bucketOutput] = plan.bucketing().toTargetValue(value);
-      }
-    }
+    toTargetBuckets(rows, outputPosition(plan.bucketOutput()));
     DeltaMerger delta =
         deltaBase == null
             ? null
@@ -182,17 +200,7 @@ final class ChunkRecompute {
           new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM, manifests)
               .replace(chunk, rows, delta, startingTarget != null, last);
     }
-    return new Written(
-        startingTarget,
-        replaced.added(),
-        replaced.removed(),
-        replaced.deletes(),
-        replaced.rowsWritten(),
-        replaced.rowsReplaced(),
-        stats,
-        computed - start,
-        System.nanoTime() - computed,
-        null);
+    return Written.of(startingTarget, replaced, recomputed.stats(), start, computed, null);
   }
 
   private ViewScan.Scan scan(ChunkPlan.Chunk chunk, List<FileScanTask> files) {
@@ -239,13 +247,9 @@ final class ChunkRecompute {
               sourceStorage.scanParallelism());
     }
     CompiledQuery.PartialStates partials = query.partialStates().orElseThrow();
-    int bucketKey = partials.outputs().indexOf(outputPosition(plan.bucketOutput()));
-    for (Object[] row : aggregated.rows()) {
-      if (row[bucketKey] instanceof Long value) {
-        row[bucketKey] = plan.bucketing().toTargetValue(value);
-      }
-    }
-    BucketRangeSet targetRanges = toTargetRanges(chunk.ranges());
+    toTargetBuckets(
+        aggregated.rows(), partials.outputs().indexOf(outputPosition(plan.bucketOutput())));
+    BucketRangeSet targetRanges = bucketType.toTargetRanges(chunk.ranges());
     Map<List<Object>, Object[]> groups =
         states.merge(
             delta ? states.read(targetRanges, chunk.nullBucket()) : new LinkedHashMap<>(),
@@ -280,25 +284,13 @@ final class ChunkRecompute {
           new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM, manifests)
               .replace(chunk, rows, null, startingTarget != null, last);
     }
-    return new Written(
+    return Written.of(
         startingTarget,
-        replaced.added(),
-        replaced.removed(),
-        replaced.deletes(),
-        replaced.rowsWritten(),
-        replaced.rowsReplaced(),
+        replaced,
         aggregated.stats(),
-        computed - start,
-        System.nanoTime() - computed,
+        start,
+        computed,
         new StateWritten(startingState, stateReplaced.added(), stateRemoved));
-  }
-
-  private BucketRangeSet toTargetRanges(BucketRangeSet ranges) {
-    List<BucketRange> converted = new ArrayList<>();
-    for (BucketRange range : ranges.ranges()) {
-      converted.add(bucketType.toTargetRange(range));
-    }
-    return BucketRangeSet.of(converted);
   }
 
   /**
@@ -323,6 +315,15 @@ final class ChunkRecompute {
       }
     }
     return tables;
+  }
+
+  /** The bucket values at {@code position} of {@code rows}, as the target's column holds them. */
+  private void toTargetBuckets(List<Object[]> rows, int position) {
+    for (Object[] row : rows) {
+      if (row[position] instanceof Long value) {
+        row[position] = plan.bucketing().toTargetValue(value);
+      }
+    }
   }
 
   private int outputPosition(String column) {
