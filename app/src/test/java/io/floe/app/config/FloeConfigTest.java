@@ -93,8 +93,8 @@ class FloeConfigTest {
   void shouldFailOverWithinSecondsAndKeepStandbysByDefault() {
     Properties streams = FloeConfig.of(minimal(), null).streamsProperties();
 
-    assertThat(streams.getProperty("session.timeout.ms")).isEqualTo("10000");
-    assertThat(streams.getProperty("heartbeat.interval.ms")).isEqualTo("3000");
+    assertThat(streams.getProperty("session.timeout.ms")).isEqualTo("6000");
+    assertThat(streams.getProperty("heartbeat.interval.ms")).isEqualTo("2000");
     assertThat(streams.getProperty("num.standby.replicas")).isEqualTo("1");
   }
 
