@@ -3,12 +3,10 @@ package io.floe.topology.refresh;
 import io.floe.topology.bucket.BucketColumnType;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.SourceSnapshot;
-import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.refresh.ViewRefresher.ProgressListener;
 import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.ViewScan;
-import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.SourceColumns;
@@ -19,10 +17,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
@@ -136,9 +132,7 @@ final class RefreshRun {
     }
   }
 
-  private final RefreshHooks hooks;
-  private final ManifestWork manifests;
-  private final Predicate<CompiledView> inForce;
+  private final RefreshServices services;
   private final Pinned read;
   private final CompiledView view;
   private final Table target;
@@ -160,11 +154,8 @@ final class RefreshRun {
   /**
    * @param progress told about each committed chunk
    * @param cancelled asked before every commit
-   * @param hooks points where tests stop the process
-   * @param inForce whether the definition is still the one in force, asked before every commit
-   * @param dimensionTables the hash tables of the pinned dimensions, built once per snapshot
-   * @param scanThreads where the recompute's workers run
-   * @param manifests where scans and commits read and write their manifests
+   * @param services the refresher's hooks, definition check (asked before every commit), scan
+   *     threads, manifest work and dimension tables
    * @param states the view's state table, or null for a view that keeps no partial states
    */
   RefreshRun(
@@ -172,22 +163,23 @@ final class RefreshRun {
       Table target,
       ProgressListener progress,
       BooleanSupplier cancelled,
-      RefreshHooks hooks,
-      Predicate<CompiledView> inForce,
-      DimensionTables dimensionTables,
-      Executor scanThreads,
-      ManifestWork manifests,
+      RefreshServices services,
       StateTable states) {
     this.states = states;
-    this.manifests = manifests;
+    this.services = services;
     this.read = read;
     this.view = read.request().view();
     this.target = target;
     this.progress = progress;
     this.cancelled = cancelled;
-    this.hooks = hooks;
-    this.inForce = inForce;
-    this.work = new ChunkRecompute(read, target, dimensionTables, scanThreads, manifests, states);
+    this.work =
+        new ChunkRecompute(
+            read,
+            target,
+            services.dimensionTables(),
+            services.scanThreads(),
+            services.manifests(),
+            states);
     this.bucketType = read.plan().bucketing().columnType();
   }
 
@@ -207,7 +199,7 @@ final class RefreshRun {
                 : BucketFilters.of(
                     read.plan().bucketColumn(), bucketType, dirty.ranges(), dirty.nullBucket()),
             read.plan().bucketColumn(),
-            manifests);
+            services.manifests());
     List<FileScanTask> planned =
         recompute.deltaBase() == null
             ? reader.plan()
@@ -280,11 +272,11 @@ final class RefreshRun {
               chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"),
               last,
               dirty.full() && i == 0);
-      hooks.filesWritten(view.name(), chunkId);
+      services.hooks().filesWritten(view.name(), chunkId);
       if (cancelled.getAsBoolean()) {
         throw new RefreshCancelledException(chunkId);
       }
-      if (!inForce.test(view)) {
+      if (!services.inForce().test(view)) {
         throw CommitGuard.SupersededException.redefined(view.name(), view.revision());
       }
       Map<String, String> summary = new HashMap<>();
@@ -300,9 +292,9 @@ final class RefreshRun {
                   written.state().removed(),
                   chunkId,
                   view.name(),
-                  manifests);
+                  services.manifests());
         }
-        hooks.stateCommitted(view.name(), chunkId);
+        services.hooks().stateCommitted(view.name(), chunkId);
         summary.put(FloeProperties.STATE_SNAPSHOT_ID, Long.toString(stateSnapshot));
         UnaryOperator<Bookmark> rows = move;
         move = base -> rows.apply(base).withStateSnapshot(stateSnapshot);
@@ -352,10 +344,10 @@ final class RefreshRun {
                     summary,
                     CommitGuard.of(current.expected(), view),
                     move),
-                manifests);
+                services.manifests());
       }
       long commitNanos = System.nanoTime() - commitStart;
-      hooks.committed(view.name(), chunkId);
+      services.hooks().committed(view.name(), chunkId);
       targetSnapshotId = committed;
       current = move.apply(current);
       rowsRead += written.read().rowsRead();

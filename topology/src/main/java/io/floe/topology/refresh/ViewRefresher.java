@@ -52,11 +52,7 @@ public final class ViewRefresher {
   }
 
   private final Function<String, Catalog> catalogs;
-  private final RefreshHooks hooks;
-  private final Predicate<CompiledView> inForce;
-  private final java.util.concurrent.Executor scanThreads;
-  private final ManifestWork manifests;
-  private final DimensionTables dimensionTables;
+  private final RefreshServices services;
 
   /**
    * No helper threads: a refresher given no executor reads, aggregates and writes on the refreshing
@@ -146,12 +142,10 @@ public final class ViewRefresher {
       java.util.concurrent.Executor scanThreads,
       ManifestWork manifests,
       DimensionTables dimensionTables) {
-    this.manifests = manifests;
-    this.dimensionTables = dimensionTables;
     this.catalogs = catalogs;
-    this.hooks = hooks;
-    this.inForce = inForce;
-    this.scanThreads = RequestStage.propagating(scanThreads);
+    this.services =
+        new RefreshServices(
+            hooks, inForce, RequestStage.propagating(scanThreads), manifests, dimensionTables);
   }
 
   /** Runs one refresh, to its end. */
@@ -219,7 +213,7 @@ public final class ViewRefresher {
       }
       Bookmark bookmark = Bookmark.of(target);
       DimensionChange dimensions =
-          DimensionChange.since(bookmark, query, dimensionTables, manifests);
+          DimensionChange.since(bookmark, query, services.dimensionTables(), services.manifests());
       RefreshRequest request =
           requested.withId(
               RefreshPlanner.readId(
@@ -238,7 +232,7 @@ public final class ViewRefresher {
               // A view that joins folds appended fact rows in only while its dimensions are those
               // the target reflects: the planner recomputes every bucket otherwise.
               query.query().decomposition().isPresent() || states != null,
-              manifests);
+              services.manifests());
       plan = StateTable.trusted(states, plan, bookmark, view.name());
       if (plan instanceof RefreshPlanner.AlreadyApplied) {
         // The run that committed it may have stopped before its compaction.
@@ -252,17 +246,7 @@ public final class ViewRefresher {
       }
       RefreshPlanner.Recompute recompute = (RefreshPlanner.Recompute) plan;
       RefreshRun run =
-          new RefreshRun(
-              query.withRequest(request),
-              target,
-              progress,
-              cancelled,
-              hooks,
-              inForce,
-              dimensionTables,
-              scanThreads,
-              manifests,
-              states);
+          new RefreshRun(query.withRequest(request), target, progress, cancelled, services, states);
       try {
         RefreshOutcome outcome = run.run(recompute, bookmark);
         BucketRangeSet hot = TargetCompaction.hotBuckets(viewPlan.bucketing(), recompute);
@@ -289,7 +273,7 @@ public final class ViewRefresher {
    * @throws ViewRefreshException when the definition is in force
    */
   private RefreshOutcome superseded(CompiledView view, RefreshOutcomes outcomes, String reason) {
-    if (!inForce.test(view)) {
+    if (!services.inForce().test(view)) {
       return outcomes.skipped(RefreshOutcome.Status.TARGET_AHEAD, reason);
     }
     throw new ViewRefreshException(
@@ -319,9 +303,11 @@ public final class ViewRefresher {
       RefreshOutcome outcome,
       BucketRangeSet hot) {
     RefreshOutcome.Compaction compaction;
+    ManifestWork manifests = services.manifests();
     try (RequestStage.Scope maintaining = RequestStage.MAINTAIN.enter()) {
       compaction =
-          TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks, manifests);
+          TargetCompaction.afterRefresh(
+              target, view, hot, outcome.refreshId(), services.hooks(), manifests);
       TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis(), manifests);
       if (states != null) {
         states.expire(System.currentTimeMillis(), manifests);

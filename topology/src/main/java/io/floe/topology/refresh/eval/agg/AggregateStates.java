@@ -128,8 +128,9 @@ public final class AggregateStates {
         int arg = args.get(0);
         boolean zeroWhenEmpty = function.getKind() == SqlKind.SUM0;
         yield switch (result) {
-          case TINYINT, SMALLINT, INTEGER -> () -> new SumLong(arg, true, zeroWhenEmpty);
-          case BIGINT -> () -> new SumLong(arg, false, zeroWhenEmpty);
+          case TINYINT, SMALLINT, INTEGER ->
+              () -> new LongState(arg, LongCombine.SUM, true, zeroWhenEmpty);
+          case BIGINT -> () -> new LongState(arg, LongCombine.SUM, false, zeroWhenEmpty);
           case DECIMAL -> () -> new SumDecimal(arg, zeroWhenEmpty);
           case REAL, FLOAT -> () -> new SumDouble(arg, true, zeroWhenEmpty);
           default -> () -> new SumDouble(arg, false, zeroWhenEmpty);
@@ -160,7 +161,9 @@ public final class AggregateStates {
   private static Supplier<State> minMax(int arg, boolean min, SqlTypeName[] inputTypes) {
     LongKind longKind = Vectors.longKind(inputTypes[arg]);
     if (longKind != null) {
-      return () -> new MinMaxLong(arg, min, longKind);
+      LongCombine combine = min ? LongCombine.MIN : LongCombine.MAX;
+      boolean intResult = longKind == LongKind.INT;
+      return () -> new LongState(arg, combine, intResult, false);
     }
     if (inputTypes[arg] == SqlTypeName.DOUBLE) {
       return () -> new MinMaxDouble(arg, min);
@@ -204,20 +207,60 @@ public final class AggregateStates {
     return n;
   }
 
-  /** count(*) and count(x, ...): rows whose arguments are all non-null. */
-  static final class Count implements State {
-    private final int[] args;
-    private long[] counts = new long[0];
+  /**
+   * A state whose groups live in arrays indexed by group id: it grows them all at once, by
+   * doubling. Each subclass keeps its own per-row loop, so that no call in it is virtual.
+   */
+  abstract static class Grouped implements State {
+    private int capacity;
 
-    Count(int[] args) {
-      this.args = args;
+    @Override
+    public final void grow(int groups) {
+      if (groups > capacity) {
+        int n = capacity(capacity, groups);
+        resize(capacity, n);
+        capacity = n;
+      }
+    }
+
+    /** Copies every per-group array into one of length {@code to}, from one of {@code from}. */
+    abstract void resize(int from, int to);
+
+    /** Whether group g has been made room for. */
+    final boolean holds(int g) {
+      return g < capacity;
+    }
+  }
+
+  /** A count per group: what is counted is the subclass's. */
+  abstract static class Counting extends Grouped {
+    long[] counts = new long[0];
+
+    @Override
+    void resize(int from, int to) {
+      counts = Arrays.copyOf(counts, to);
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > counts.length) {
-        counts = Arrays.copyOf(counts, capacity(counts.length, groups));
+    public final void merge(State other, int[] map, int otherGroups) {
+      long[] o = ((Counting) other).counts;
+      for (int g = 0; g < otherGroups; g++) {
+        counts[map[g]] += o[g];
       }
+    }
+
+    @Override
+    public final Object result(int group) {
+      return counts[group];
+    }
+  }
+
+  /** count(*) and count(x, ...): rows whose arguments are all non-null. */
+  static final class Count extends Counting {
+    private final int[] args;
+
+    Count(int[] args) {
+      this.args = args;
     }
 
     @Override
@@ -236,44 +279,72 @@ public final class AggregateStates {
         counts[g]++;
       }
     }
+  }
 
-    @Override
-    public void merge(State other, int[] map, int otherGroups) {
-      long[] o = ((Count) other).counts;
-      for (int g = 0; g < otherGroups; g++) {
-        counts[map[g]] += o[g];
-      }
+  /** count_if(condition): rows whose condition is true. */
+  static final class CountIf extends Counting {
+    private final int arg;
+
+    CountIf(int arg) {
+      this.arg = arg;
     }
 
     @Override
-    public Object result(int group) {
-      return counts[group];
+    public void add(int[] groups, int n, Vector[] input) {
+      Vector v = input[arg];
+      for (int i = 0; i < n; i++) {
+        int g = groups[i];
+        if (g >= 0 && Boolean.TRUE.equals(v.get(i))) {
+          counts[g]++;
+        }
+      }
+    }
+  }
+
+  /** How a {@link LongState} folds a group's next value into the one it holds. */
+  enum LongCombine {
+    /** sum, exact with overflow checks. */
+    SUM,
+    MIN,
+    MAX;
+
+    long apply(long held, long next) {
+      return switch (this) {
+        case SUM -> Math.addExact(held, next);
+        case MIN -> Math.min(held, next);
+        case MAX -> Math.max(held, next);
+      };
     }
   }
 
   /**
-   * sum with an integer result, exact with overflow checks; tinyint to integer results are ints.
+   * sum with an integer result, and min and max of integers, dates, times and timestamps: a long
+   * per group, with whether a non-null value reached it. Tinyint to integer results are ints.
    */
-  static final class SumLong implements State {
+  static final class LongState extends Grouped {
     private final int arg;
+    private final LongCombine combine;
     private final boolean intResult;
     private final boolean zeroWhenEmpty;
-    private long[] sums = new long[0];
+    private long[] values = new long[0];
     private boolean[] seen = new boolean[0];
 
-    SumLong(int arg, boolean intResult, boolean zeroWhenEmpty) {
+    LongState(int arg, LongCombine combine, boolean intResult, boolean zeroWhenEmpty) {
       this.arg = arg;
+      this.combine = combine;
       this.intResult = intResult;
       this.zeroWhenEmpty = zeroWhenEmpty;
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > sums.length) {
-        int n = capacity(sums.length, groups);
-        sums = Arrays.copyOf(sums, n);
-        seen = Arrays.copyOf(seen, n);
-      }
+    void resize(int from, int to) {
+      values = Arrays.copyOf(values, to);
+      seen = Arrays.copyOf(seen, to);
+    }
+
+    private void offer(int g, long v) {
+      values[g] = seen[g] ? combine.apply(values[g], v) : v;
+      seen[g] = true;
     }
 
     @Override
@@ -282,19 +353,18 @@ public final class AggregateStates {
       for (int i = 0; i < n; i++) {
         int g = groups[i];
         if (g >= 0 && !v.isNull(i)) {
-          sums[g] = Math.addExact(sums[g], v.getLong(i));
-          seen[g] = true;
+          offer(g, v.getLong(i));
         }
       }
     }
 
     @Override
     public void merge(State other, int[] map, int otherGroups) {
-      SumLong o = (SumLong) other;
+      LongState o = (LongState) other;
       for (int g = 0; g < otherGroups; g++) {
-        int t = map[g];
-        sums[t] = Math.addExact(sums[t], o.sums[g]);
-        seen[t] |= o.seen[g];
+        if (o.seen[g]) {
+          offer(map[g], o.values[g]);
+        }
       }
     }
 
@@ -303,7 +373,7 @@ public final class AggregateStates {
       if (!seen[group] && !zeroWhenEmpty) {
         return null;
       }
-      return intResult ? (Object) (int) sums[group] : (Object) sums[group];
+      return intResult ? (Object) (int) values[group] : (Object) values[group];
     }
   }
 
@@ -312,7 +382,7 @@ public final class AggregateStates {
    * Neumaier-compensated ({@link Neumaier}), with its IEEE infinities and NaN; a real result is the
    * double sum rounded once.
    */
-  static final class SumDouble implements State {
+  static final class SumDouble extends Grouped {
     private final int arg;
     private final boolean realResult;
     private final boolean zeroWhenEmpty;
@@ -327,13 +397,10 @@ public final class AggregateStates {
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > sums.length) {
-        int n = capacity(sums.length, groups);
-        sums = Arrays.copyOf(sums, n);
-        compensations = Arrays.copyOf(compensations, n);
-        seen = Arrays.copyOf(seen, n);
-      }
+    void resize(int from, int to) {
+      sums = Arrays.copyOf(sums, to);
+      compensations = Arrays.copyOf(compensations, to);
+      seen = Arrays.copyOf(seen, to);
     }
 
     private void add(int g, double x) {
@@ -376,68 +443,8 @@ public final class AggregateStates {
     }
   }
 
-  /** min and max of integers, dates, times and timestamps. */
-  static final class MinMaxLong implements State {
-    private final int arg;
-    private final boolean min;
-    private final LongKind kind;
-    private long[] best = new long[0];
-    private boolean[] seen = new boolean[0];
-
-    MinMaxLong(int arg, boolean min, LongKind kind) {
-      this.arg = arg;
-      this.min = min;
-      this.kind = kind;
-    }
-
-    @Override
-    public void grow(int groups) {
-      if (groups > best.length) {
-        int n = capacity(best.length, groups);
-        best = Arrays.copyOf(best, n);
-        seen = Arrays.copyOf(seen, n);
-      }
-    }
-
-    private void offer(int g, long v) {
-      if (!seen[g] || (min ? v < best[g] : v > best[g])) {
-        best[g] = v;
-        seen[g] = true;
-      }
-    }
-
-    @Override
-    public void add(int[] groups, int n, Vector[] input) {
-      Vector v = input[arg];
-      for (int i = 0; i < n; i++) {
-        int g = groups[i];
-        if (g >= 0 && !v.isNull(i)) {
-          offer(g, v.getLong(i));
-        }
-      }
-    }
-
-    @Override
-    public void merge(State other, int[] map, int otherGroups) {
-      MinMaxLong o = (MinMaxLong) other;
-      for (int g = 0; g < otherGroups; g++) {
-        if (o.seen[g]) {
-          offer(map[g], o.best[g]);
-        }
-      }
-    }
-
-    @Override
-    public Object result(int group) {
-      if (!seen[group]) {
-        return null;
-      }
-      return kind == LongKind.INT ? (Object) (int) best[group] : (Object) best[group];
-    }
-  }
-
   /** min and max of doubles, in {@link Double#compare}'s order like {@code Double.compareTo}. */
-  static final class MinMaxDouble implements State {
+  static final class MinMaxDouble extends Grouped {
     private final int arg;
     private final boolean min;
     private double[] best = new double[0];
@@ -449,12 +456,9 @@ public final class AggregateStates {
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > best.length) {
-        int n = capacity(best.length, groups);
-        best = Arrays.copyOf(best, n);
-        seen = Arrays.copyOf(seen, n);
-      }
+    void resize(int from, int to) {
+      best = Arrays.copyOf(best, to);
+      seen = Arrays.copyOf(seen, to);
     }
 
     private void offer(int g, double v) {
@@ -498,9 +502,10 @@ public final class AggregateStates {
 
   /**
    * min_by and max_by ordered by an integer or temporal key: rows with a null key are ignored; on a
-   * tie of the key a non-null value wins, then the smallest (min_by) or largest (max_by) value.
+   * tie of the key a non-null value wins, then the smallest (min_by) or largest (max_by) value. The
+   * subclass holds the values, in a primitive array of their type.
    */
-  abstract static class By implements State {
+  abstract static class By extends Grouped {
     final int value;
     final int key;
     final boolean min;
@@ -515,30 +520,36 @@ public final class AggregateStates {
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > keys.length) {
-        int n = capacity(keys.length, groups);
-        keys = Arrays.copyOf(keys, n);
-        seen = Arrays.copyOf(seen, n);
-        valueNull = Arrays.copyOf(valueNull, n);
-        growValues(n);
-      }
+    final void resize(int from, int to) {
+      keys = Arrays.copyOf(keys, to);
+      seen = Arrays.copyOf(seen, to);
+      valueNull = Arrays.copyOf(valueNull, to);
+      resizeValues(to);
     }
 
-    abstract void growValues(int n);
+    abstract void resizeValues(int n);
 
     /**
      * The partial state {@code (key, value)} of group g: the extreme key and the value that won at
      * it (null when the winning rows' values are null), both null when no row with a key reached g.
      */
     Object[] partial(int g) {
-      return g < seen.length && seen[g] ? new Object[] {keys[g], result(g)} : new Object[2];
+      return holds(g) && seen[g] ? new Object[] {keys[g], result(g)} : new Object[2];
     }
 
     /** Compares a candidate value with group g's value, both non-null. */
     abstract int compareValue(int g, Vector values, int row);
 
     abstract void setValue(int g, Vector values, int row);
+
+    /** A vector of one row, to hold another state's value as a candidate row. */
+    abstract Vector oneRow();
+
+    /** Sets row 0 of {@code one} (from {@link #oneRow}) to group g's non-null value. */
+    abstract void copyValue(int g, Vector one);
+
+    /** Group g's non-null value, as its result. */
+    abstract Object valueOf(int g);
 
     final void offer(int g, long k, Vector values, int row) {
       boolean isNull = values.isNull(row);
@@ -573,6 +584,28 @@ public final class AggregateStates {
         }
       }
     }
+
+    @Override
+    public final void merge(State other, int[] map, int otherGroups) {
+      // The other side's best row competes as one row: the tie rules make the order irrelevant.
+      By o = (By) other;
+      Vector one = oneRow();
+      for (int g = 0; g < otherGroups; g++) {
+        if (o.seen[g]) {
+          if (o.valueNull[g]) {
+            one.setNull(0);
+          } else {
+            o.copyValue(g, one);
+          }
+          offer(map[g], o.keys[g], one, 0);
+        }
+      }
+    }
+
+    @Override
+    public final Object result(int group) {
+      return !seen[group] || valueNull[group] ? null : valueOf(group);
+    }
   }
 
   static final class ByDouble extends By {
@@ -583,7 +616,7 @@ public final class AggregateStates {
     }
 
     @Override
-    void growValues(int n) {
+    void resizeValues(int n) {
       values = Arrays.copyOf(values, n);
     }
 
@@ -598,24 +631,18 @@ public final class AggregateStates {
     }
 
     @Override
-    public void merge(State other, int[] map, int otherGroups) {
-      ByDouble o = (ByDouble) other;
-      Vectors.DoubleVector one = new Vectors.DoubleVector();
-      for (int g = 0; g < otherGroups; g++) {
-        if (o.seen[g]) {
-          if (o.valueNull[g]) {
-            one.setNull(0);
-          } else {
-            one.set(0, o.values[g]);
-          }
-          offer(map[g], o.keys[g], one, 0);
-        }
-      }
+    Vector oneRow() {
+      return new Vectors.DoubleVector();
     }
 
     @Override
-    public Object result(int group) {
-      return !seen[group] || valueNull[group] ? null : (Object) values[group];
+    void copyValue(int g, Vector one) {
+      ((Vectors.DoubleVector) one).set(0, values[g]);
+    }
+
+    @Override
+    Object valueOf(int g) {
+      return values[g];
     }
   }
 
@@ -629,7 +656,7 @@ public final class AggregateStates {
     }
 
     @Override
-    void growValues(int n) {
+    void resizeValues(int n) {
       values = Arrays.copyOf(values, n);
     }
 
@@ -644,73 +671,23 @@ public final class AggregateStates {
     }
 
     @Override
-    public void merge(State other, int[] map, int otherGroups) {
-      ByLong o = (ByLong) other;
-      Vectors.LongVector one = new Vectors.LongVector(kind);
-      for (int g = 0; g < otherGroups; g++) {
-        if (o.seen[g]) {
-          if (o.valueNull[g]) {
-            one.setNull(0);
-          } else {
-            one.set(0, o.values[g]);
-          }
-          offer(map[g], o.keys[g], one, 0);
-        }
-      }
+    Vector oneRow() {
+      return new Vectors.LongVector(kind);
     }
 
     @Override
-    public Object result(int group) {
-      if (!seen[group] || valueNull[group]) {
-        return null;
-      }
-      return kind == LongKind.INT ? (Object) (int) values[group] : (Object) values[group];
-    }
-  }
-
-  /** count_if(condition): rows whose condition is true. */
-  static final class CountIf implements State {
-    private final int arg;
-    private long[] counts = new long[0];
-
-    CountIf(int arg) {
-      this.arg = arg;
+    void copyValue(int g, Vector one) {
+      ((Vectors.LongVector) one).set(0, values[g]);
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > counts.length) {
-        counts = Arrays.copyOf(counts, capacity(counts.length, groups));
-      }
-    }
-
-    @Override
-    public void add(int[] groups, int n, Vector[] input) {
-      Vector v = input[arg];
-      for (int i = 0; i < n; i++) {
-        int g = groups[i];
-        if (g >= 0 && Boolean.TRUE.equals(v.get(i))) {
-          counts[g]++;
-        }
-      }
-    }
-
-    @Override
-    public void merge(State other, int[] map, int otherGroups) {
-      long[] o = ((CountIf) other).counts;
-      for (int g = 0; g < otherGroups; g++) {
-        counts[map[g]] += o[g];
-      }
-    }
-
-    @Override
-    public Object result(int group) {
-      return counts[group];
+    Object valueOf(int g) {
+      return kind == LongKind.INT ? (Object) (int) values[g] : (Object) values[g];
     }
   }
 
   /** sum with a decimal result, exact. */
-  static final class SumDecimal implements State {
+  static final class SumDecimal extends Grouped {
     private final int arg;
     private final boolean zeroWhenEmpty;
     private BigDecimal[] sums = new BigDecimal[0];
@@ -722,14 +699,10 @@ public final class AggregateStates {
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > sums.length) {
-        int n = capacity(sums.length, groups);
-        int from = sums.length;
-        sums = Arrays.copyOf(sums, n);
-        Arrays.fill(sums, from, n, BigDecimal.ZERO);
-        seen = Arrays.copyOf(seen, n);
-      }
+    void resize(int from, int to) {
+      sums = Arrays.copyOf(sums, to);
+      Arrays.fill(sums, from, to, BigDecimal.ZERO);
+      seen = Arrays.copyOf(seen, to);
     }
 
     @Override
@@ -761,7 +734,7 @@ public final class AggregateStates {
   }
 
   /** min and max of any other comparable values (strings, decimals, booleans, ...). */
-  static final class MinMaxObject implements State {
+  static final class MinMaxObject extends Grouped {
     private final int arg;
     private final boolean min;
     private Object[] best = new Object[0];
@@ -772,10 +745,8 @@ public final class AggregateStates {
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > best.length) {
-        best = Arrays.copyOf(best, capacity(best.length, groups));
-      }
+    void resize(int from, int to) {
+      best = Arrays.copyOf(best, to);
     }
 
     private void offer(int g, Object v) {
@@ -823,7 +794,7 @@ public final class AggregateStates {
    * min_by and max_by of any other values or keys: rows with a null key are ignored; on a tie of
    * the key a non-null value wins, then the smallest (min_by) or largest (max_by) value.
    */
-  static final class ByObject implements State {
+  static final class ByObject extends Grouped {
     private final int value;
     private final int key;
     private final boolean min;
@@ -837,12 +808,9 @@ public final class AggregateStates {
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > keys.length) {
-        int n = capacity(keys.length, groups);
-        keys = Arrays.copyOf(keys, n);
-        values = Arrays.copyOf(values, n);
-      }
+    void resize(int from, int to) {
+      keys = Arrays.copyOf(keys, to);
+      values = Arrays.copyOf(values, to);
     }
 
     private void offer(int g, Object k, Object v) {
@@ -1017,7 +985,7 @@ public final class AggregateStates {
    * approx_distinct, approx_percentile) keeps one accumulator per group, fed boxed rows of the
    * columns it reads.
    */
-  static final class Boxed implements State {
+  static final class Boxed extends Grouped {
     private final Supplier<Accumulator> factory;
     private final int[] columns;
     private Accumulator[] accumulators = new Accumulator[0];
@@ -1030,14 +998,12 @@ public final class AggregateStates {
 
     /** The accumulator of group g, or null when no row reached it. */
     Accumulator accumulator(int g) {
-      return g < accumulators.length ? accumulators[g] : null;
+      return holds(g) ? accumulators[g] : null;
     }
 
     @Override
-    public void grow(int groups) {
-      if (groups > accumulators.length) {
-        accumulators = Arrays.copyOf(accumulators, capacity(accumulators.length, groups));
-      }
+    void resize(int from, int to) {
+      accumulators = Arrays.copyOf(accumulators, to);
     }
 
     private Accumulator of(int g) {
