@@ -56,6 +56,11 @@ public final class EmbeddedStack implements AutoCloseable {
         dir.resolve("warehouse").toUri().toString());
   }
 
+  /** The Kafka Streams state directory of the Floe that {@link #writeConfig} configures. */
+  public Path stateDir() {
+    return dir.resolve("state");
+  }
+
   /**
    * Writes {@code floe.properties} for this stack, {@code settings} added, and loads it.
    *
@@ -66,7 +71,7 @@ public final class EmbeddedStack implements AutoCloseable {
     Properties p = new Properties();
     p.setProperty("bootstrap.servers", kafka.bootstrapServers());
     p.setProperty("application.id", applicationId);
-    p.setProperty("state.dir", dir.resolve("state").toString());
+    p.setProperty("state.dir", stateDir().toString());
     p.setProperty(FloeConfig.HTTP_ADVERTISED_HOST, "127.0.0.1");
     catalogProperties(dir)
         .forEach((key, value) -> p.setProperty("floe.catalog." + CATALOG + "." + key, value));

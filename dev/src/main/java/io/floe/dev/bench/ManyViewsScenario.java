@@ -6,6 +6,7 @@ import io.floe.testing.workload.Trades;
 import io.floe.topology.refresh.FloeProperties;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -33,7 +34,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * (and commits ÷ the time until every view caught up), and the lag p50/p99/max over every view; and
  * what a refresh costs in CPU ({@link CpuUse}): the process's CPU time from the first commit of the
  * window until every view caught up, divided by the refreshes committed in that time, split into
- * Floe's stages, Floe's threads outside them, the embedded broker and the bench's writers.
+ * Floe's stages, Floe's threads outside them, the embedded broker and the bench's writers; and the
+ * heap and state-store bytes per view, after the first refreshes and after the window.
  */
 final class ManyViewsScenario {
 
@@ -107,6 +109,7 @@ final class ManyViewsScenario {
             table, new Trades(t).between(now.minus(Duration.ofHours(6)), now, 2_000));
         sources.add(table);
       }
+      long heapBeforeFloe = heapAfterCollection();
       ctx.progress(NAME, "starting Floe with " + tables * viewsPerTable + " views");
       bench.startFloe();
       for (int t = 0; t < tables; t++) {
@@ -117,6 +120,8 @@ final class ManyViewsScenario {
       if (!bench.awaitCurrent(bench.views(), patience)) {
         throw new IllegalStateException("the views did not finish their first refresh");
       }
+      long heapAfterFirstRefreshes = heapAfterCollection();
+      long stateAfterFirstRefreshes = bench.stateBytes();
       // The data files of every commit are written ahead, so that the offered rate is the planned
       // one whatever the writers cost; each commit is then a fast append of its file, on schedule.
       int seconds = (int) window.toSeconds();
@@ -193,6 +198,8 @@ final class ManyViewsScenario {
       boolean caughtUp = bench.awaitCurrent(bench.views(), patience);
       long end = System.currentTimeMillis();
       CpuUse cpu = CpuUse.now(ServiceBench.APPLICATION_ID).since(cpuBefore);
+      long heapAfterWindow = heapAfterCollection();
+      long stateAfterWindow = bench.stateBytes();
       if (!caughtUp) {
         result.note(
             "the views had not caught up " + patience.toSeconds() + " s after the last commit");
@@ -253,6 +260,34 @@ final class ManyViewsScenario {
           .figure(Figure.alone("lag max, all views", "s", Lags.quantileSeconds(lags, 1.0)))
           .figure(Figure.alone("catch-up after the last commit", "s", (end - to) / 1000.0));
       cpuFigures(result, cpu, refreshes, commits.get() * viewsPerTable, (end - from) / 1000.0);
+      int views = tables * viewsPerTable;
+      result
+          .figure(
+              Figure.alone(
+                  "heap per view, after the first refreshes",
+                  "KiB",
+                  (heapAfterFirstRefreshes - heapBeforeFloe) / 1024.0 / views))
+          .figure(
+              Figure.alone(
+                  "heap per view, after the window",
+                  "KiB",
+                  (heapAfterWindow - heapBeforeFloe) / 1024.0 / views))
+          .figure(
+              Figure.alone(
+                  "state bytes per view, after the first refreshes",
+                  "KiB",
+                  stateAfterFirstRefreshes / 1024.0 / views))
+          .figure(
+              Figure.alone(
+                  "state bytes per view, after the window",
+                  "KiB",
+                  stateAfterWindow / 1024.0 / views))
+          .note(
+              "heap per view: the heap in use after a collection, less what it was before Floe"
+                  + " started (the broker, the catalog and the sources already in it), over the"
+                  + " views: Floe's fixed share (caches up to floe.cache.bytes, pools, Kafka"
+                  + " clients) is in it, so it falls as views are added; state bytes: Floe's"
+                  + " Kafka Streams state directory on disk (RocksDB), over the views");
     }
     return result;
   }
@@ -306,6 +341,16 @@ final class ManyViewsScenario {
                 "refreshes per core-second (Floe's CPU)",
                 "1/s",
                 1e9 * refreshes / (double) Math.max(1, cpu.floeThreadNanos())));
+  }
+
+  /**
+   * The heap in use after a full collection (asked twice, as a collection may leave what a
+   * finalizer or reference queue frees to the next).
+   */
+  private static long heapAfterCollection() {
+    System.gc();
+    System.gc();
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   /** The target's refresh commits (not its compactions or expiries) in {@code [from, to]}. */

@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.Stream;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -168,6 +169,29 @@ final class ServiceBench implements AutoCloseable {
       return state != null && state.status() == ViewState.Status.IDLE;
     } catch (InvalidStateStoreException e) {
       return false;
+    }
+  }
+
+  /**
+   * The bytes on disk of the in-process Floe's state stores (its Kafka Streams state directory:
+   * RocksDB files, checkpoints), 0 before it wrote any.
+   */
+  long stateBytes() throws IOException {
+    Path state = stack.stateDir();
+    if (!Files.isDirectory(state)) {
+      return 0;
+    }
+    try (Stream<Path> files = Files.walk(state)) {
+      return files.filter(Files::isRegularFile).mapToLong(ServiceBench::sizeOf).sum();
+    }
+  }
+
+  /** A file's size, 0 when it went away meanwhile (RocksDB replaces files as it compacts). */
+  private static long sizeOf(Path file) {
+    try {
+      return Files.size(file);
+    } catch (IOException e) {
+      return 0;
     }
   }
 

@@ -3,6 +3,7 @@ package io.floe.topology.maintain;
 import io.floe.schemas.RefreshMode;
 import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.detect.SourceSnapshot;
+import io.floe.topology.iceberg.SharedMetadataTables;
 import io.floe.topology.refresh.RefreshCancelledException;
 import io.floe.topology.refresh.RefreshId;
 import io.floe.topology.refresh.RefreshOutcome;
@@ -71,7 +72,7 @@ public final class ViewMaintainer {
     static Lookup current(Function<String, Catalog> catalogs, TableName source) {
       Table table;
       try {
-        table = catalogs.apply(source.catalog()).loadTable(source.identifier());
+        table = SharedMetadataTables.load(catalogs.apply(source.catalog()), source.identifier());
       } catch (NoSuchTableException e) {
         return new Missing(source);
       }

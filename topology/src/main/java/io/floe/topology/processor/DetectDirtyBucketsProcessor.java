@@ -7,6 +7,7 @@ import io.floe.topology.detect.DirtyBucketDetector;
 import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
+import io.floe.topology.iceberg.SharedMetadataTables;
 import io.floe.topology.store.DirtyUpdate;
 import io.floe.topology.store.QueuedSnapshots;
 import io.floe.topology.store.StoreNames;
@@ -197,7 +198,8 @@ public final class DetectDirtyBucketsProcessor
             queued -> {
               Table current = loaded.getAndSet(null);
               if (current == null) {
-                current = catalogs.apply(table.catalog()).loadTable(table.identifier());
+                current =
+                    SharedMetadataTables.load(catalogs.apply(table.catalog()), table.identifier());
               }
               dirty.set(
                   DirtyBucketDetector.detect(

@@ -2,6 +2,7 @@ package io.floe.topology.processor;
 
 import io.floe.schemas.SnapshotEvent;
 import io.floe.topology.detect.SnapshotWalk;
+import io.floe.topology.iceberg.SharedMetadataTables;
 import io.floe.topology.ingest.WatchedTableLocations;
 import io.floe.topology.store.TableCursor;
 import io.floe.topology.view.TableName;
@@ -170,7 +171,7 @@ final class TableWalks {
   private static Resolved walkOnce(
       Catalog catalog, TableName name, TableCursor cursor, int attempt) {
     try {
-      Table table = catalog.loadTable(name.identifier());
+      Table table = SharedMetadataTables.load(catalog, name.identifier());
       SnapshotWalk walk =
           SnapshotWalk.since(table, cursor.tableUuid(), cursor.snapshotId(), name.toString());
       String metadataLocation = metadataLocation(table);

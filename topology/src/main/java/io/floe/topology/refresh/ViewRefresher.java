@@ -5,6 +5,7 @@ import io.floe.topology.detect.BucketedView;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.RequestTally;
+import io.floe.topology.iceberg.SharedMetadataTables;
 import io.floe.topology.refresh.eval.SharedWork;
 import io.floe.topology.refresh.eval.join.DimensionTables;
 import io.floe.topology.view.CompiledView;
@@ -320,7 +321,7 @@ public final class ViewRefresher {
 
   private Table load(CompiledView view, TableName name) {
     try {
-      return catalog(name.catalog(), view).loadTable(name.identifier());
+      return SharedMetadataTables.load(catalog(name.catalog(), view), name.identifier());
     } catch (NoSuchTableException e) {
       throw new ViewRefreshException.SourceMissing(view.name(), name);
     }

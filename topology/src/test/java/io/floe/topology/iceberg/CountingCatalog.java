@@ -42,10 +42,13 @@ public final class CountingCatalog implements Catalog {
     return count == null ? 0 : count.get();
   }
 
-  /** Forgets the counts. */
+  /**
+   * Forgets the counts, to zero: a table loaded earlier and refreshed later (a source whose loads
+   * share metadata) still counts its refreshes.
+   */
   public void reset() {
-    loads.clear();
-    refreshes.clear();
+    loads.values().forEach(count -> count.set(0));
+    refreshes.values().forEach(count -> count.set(0));
   }
 
   @Override
