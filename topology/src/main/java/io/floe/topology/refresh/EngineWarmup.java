@@ -7,14 +7,19 @@ import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -22,6 +27,7 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.inmemory.InMemoryCatalog;
 import org.apache.iceberg.io.DataWriter;
@@ -38,18 +44,26 @@ import org.apache.iceberg.types.Types;
  * a string and a minute bucket and computes each of the common aggregates on a double and a long
  * column, so that the hot loops of each are compiled; views of other shapes still gain the reader,
  * the group table and the writer.
+ *
+ * <p>The synthetic source is shaped like the sources of real views, so that the reader's paths the
+ * first real refresh takes are the ones compiled: nullable columns with a rare null (Iceberg's
+ * columns are usually optional, and the reader decodes definition levels for them), a table
+ * partitioned by day into a file a day, and prices that are dictionary-encoded in half of the files
+ * (cents, as trades have) and plain in the others.
  */
 public final class EngineWarmup {
 
   private static final String CATALOG = "floe_warmup";
   private static final Namespace NAMESPACE = Namespace.of("synthetic");
 
-  private static final Schema SCHEMA =
+  static final Schema SCHEMA =
       new Schema(
-          Types.NestedField.required(1, "key", Types.StringType.get()),
-          Types.NestedField.required(2, "ts", Types.TimestampType.withZone()),
-          Types.NestedField.required(3, "price", Types.DoubleType.get()),
-          Types.NestedField.required(4, "quantity", Types.LongType.get()));
+          Types.NestedField.optional(1, "key", Types.StringType.get()),
+          Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
+          Types.NestedField.optional(3, "price", Types.DoubleType.get()),
+          Types.NestedField.optional(4, "quantity", Types.LongType.get()));
+
+  static final PartitionSpec BY_DAY = PartitionSpec.builderFor(SCHEMA).day("ts").build();
 
   private static final String QUERY =
       "SELECT key, date_trunc('minute', ts) AS minute_ts, min_by(price, ts) AS first_price,"
@@ -61,6 +75,12 @@ public final class EngineWarmup {
 
   private static final Instant DAY = Instant.parse("2000-01-01T00:00:00Z");
   private static final int KEYS = 16;
+
+  /** Days of the synthetic source, one file each. */
+  static final int DAYS = 4;
+
+  /** One row in this many has a null price, and one in a slightly larger number a null quantity. */
+  private static final int NULL_EVERY = 997;
 
   /**
    * Rounds of a warm-up between refreshes: a refresh that arrives while one runs shares the cores
@@ -107,10 +127,12 @@ public final class EngineWarmup {
       Table source =
           catalog
               .buildTable(TableIdentifier.of(NAMESPACE, "source"), SCHEMA)
-              .withPartitionSpec(PartitionSpec.unpartitioned())
+              .withPartitionSpec(BY_DAY)
               .withProperty("format-version", "2")
               .create();
-      source.newAppend().appendFile(write(source, rows)).commit();
+      AppendFiles append = source.newAppend();
+      write(source, rows).forEach(append::appendFile);
+      append.commit();
       CompiledView view =
           CompiledView.compile(
               ViewDefinition.of(
@@ -135,22 +157,51 @@ public final class EngineWarmup {
     }
   }
 
-  /** {@code rows} rows over a day, in one file: a trade-like mix of keys, prices and quantities. */
-  private static DataFile write(Table table, int rows) {
+  /**
+   * {@code rows} rows over {@link #DAYS} days, in one file a day: a trade-like mix of keys, prices
+   * and quantities, with prices in cents on even days and unrounded on odd ones.
+   */
+  static List<DataFile> write(Table table, int rows) {
     GenericFileWriterFactory writers =
         new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
     OutputFileFactory files = OutputFileFactory.builderFor(table, 1, 1).build();
     Random random = new Random(rows);
+    List<DataFile> written = new ArrayList<>();
+    int row = 0;
+    for (int day = 0; day < DAYS; day++) {
+      int dayRows = rows / DAYS + (day < rows % DAYS ? 1 : 0);
+      written.add(writeDay(table, writers, files, random, day, dayRows, row));
+      row += dayRows;
+    }
+    return written;
+  }
+
+  private static DataFile writeDay(
+      Table table,
+      GenericFileWriterFactory writers,
+      OutputFileFactory files,
+      Random random,
+      int day,
+      int rows,
+      int first) {
     GenericRecord row = GenericRecord.create(SCHEMA);
+    Instant start = DAY.plus(Duration.ofDays(day));
     long step = 86_400_000_000L / Math.max(rows, 1);
-    DataWriter<Record> writer = writers.newDataWriter(files.newOutputFile(), table.spec(), null);
+    PartitionKey partition = new PartitionKey(table.spec(), SCHEMA);
+    row.set(1, OffsetDateTime.ofInstant(start, ZoneOffset.UTC));
+    partition.partition(new InternalRecordWrapper(SCHEMA.asStruct()).wrap(row));
+    DataWriter<Record> writer =
+        writers.newDataWriter(files.newOutputFile(partition), table.spec(), partition);
     try (writer) {
       for (int i = 0; i < rows; i++) {
-        Instant at = DAY.plusNanos(1000 * (i * step));
+        int n = first + i;
+        Instant at = start.plusNanos(1000 * (i * step));
+        double price = 100 + random.nextGaussian();
         row.set(0, "K" + random.nextInt(KEYS));
         row.set(1, OffsetDateTime.ofInstant(at, ZoneOffset.UTC));
-        row.set(2, 100 + random.nextGaussian());
-        row.set(3, 1L + random.nextInt(1000));
+        row.set(
+            2, n % NULL_EVERY == 0 ? null : day % 2 == 0 ? Math.round(price * 100) / 100.0 : price);
+        row.set(3, n % (NULL_EVERY + 2) == 0 ? null : 1L + random.nextInt(1000));
         writer.write(row);
       }
     } catch (IOException e) {
