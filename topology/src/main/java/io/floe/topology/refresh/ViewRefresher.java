@@ -324,7 +324,7 @@ public final class ViewRefresher {
           TargetCompaction.afterRefresh(target, view, hot, outcome.refreshId(), hooks, manifests);
       TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis(), manifests);
       if (states != null) {
-        states.expire(System.currentTimeMillis(), manifests);
+        states.expire(target, view, System.currentTimeMillis(), manifests);
       }
     }
     return compaction == null
