@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -65,6 +66,28 @@ class BenchIT {
     // So do the OHLCV bars' min_by and max_by (issue 22's goal: at most 2).
     assertThat(figure(cost, "OHLCV view").get("floe").asDouble()).isEqualTo(1.0);
     assertThat(cost.get("notes").toString()).contains("weekly_bars equals the oracle");
+    // OHLCV and VWAP over a day and a week (issue 22): each equals the oracle after an append, a
+    // late row and a delete; the OHLCV bars fold the append (at most 2 rows read per row
+    // appended), and no refresh reads more than a recompute of its whole dirty bucket.
+    for (String view : List.of("ohlcv_day", "ohlcv_week", "vwap_day", "vwap_week")) {
+      assertThat(cost.get("notes").toString())
+          .contains(view + " equals the oracle after the three changes");
+      for (String change :
+          List.of(
+              "rows read per row appended, ",
+              "dirty hour after a late row, ",
+              "dirty hour after a delete, ")) {
+        JsonNode measured = figure(cost, change + view);
+        assertThat(measured.get("floe").asDouble())
+            .as(change + view)
+            .isLessThanOrEqualTo(measured.get("baseline").asDouble());
+      }
+    }
+    assertThat(figure(cost, "rows read per row appended, ohlcv_week").get("floe").asDouble())
+        .isLessThanOrEqualTo(2.0);
+    // The whole dirty week of 1 M rows over 14 days: half the rows and the append.
+    assertThat(figure(cost, "rows read per row appended, ohlcv_week").get("baseline").asDouble())
+        .isGreaterThan(400);
     // The 1-minute view over time-sorted day files: pruned to the pages of the dirty minutes.
     assertThat(cost.get("notes").toString()).contains("ohlcv_1m equals the oracle");
     JsonNode minute = figure(cost, "1-minute view");

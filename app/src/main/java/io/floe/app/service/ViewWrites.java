@@ -1,5 +1,6 @@
 package io.floe.app.service;
 
+import io.floe.topology.refresh.TargetTables;
 import io.floe.topology.store.StoredView;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewConflicts;
@@ -103,7 +104,8 @@ public final class ViewWrites {
 
   /**
    * Deletes a view and drops its target, but only a table whose {@code floe.view} property names
-   * this view: otherwise nothing is deleted.
+   * this view: otherwise nothing is deleted. The view's state table goes with its target ({@link
+   * TargetTables#drop}).
    *
    * @return whether a table was dropped (there may be none yet)
    * @throws RefusedException when the table is not the view's to drop
@@ -128,7 +130,7 @@ public final class ViewWrites {
     if (table.isEmpty()) {
       return false;
     }
-    boolean dropped = catalogs.apply(target.catalog()).dropTable(target.identifier(), true);
+    boolean dropped = TargetTables.drop(catalogs.apply(target.catalog()), target, name);
     LOG.info("Dropped target {} of deleted view {}", target, name);
     return dropped;
   }

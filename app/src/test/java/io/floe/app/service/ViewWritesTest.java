@@ -3,21 +3,33 @@ package io.floe.app.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.floe.app.config.CatalogConfig;
+import io.floe.testing.IcebergFixture;
+import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.refresh.RefreshRequest;
+import io.floe.topology.refresh.ViewRefresher;
+import io.floe.topology.view.CompiledView;
 import io.floe.topology.view.RefreshSettings;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewConflicts;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewIndex;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The write of a view over a real index, floe.views played by a publisher the test controls. */
 class ViewWritesTest {
@@ -194,5 +206,59 @@ class ViewWritesTest {
 
     assertThat(dropped).isFalse();
     assertThat(deleted).containsExactly("daily");
+  }
+
+  @Test
+  void shouldDropTheStateTableOfAViewDeletedWithItsTarget(@TempDir Path dir) throws Exception {
+    // Given a view with averages over a real JDBC catalog, refreshed once: its target and its
+    // state table exist
+    try (IcebergFixture lake = IcebergFixture.create(dir);
+        CatalogConfig catalogs = catalogsOf(lake)) {
+      Table trades = lake.createTrades("market", "trades");
+      lake.append(trades, lake.randomTrades(new Random(1), 50, "2026-04-07", 8, 18));
+      ViewDefinition view =
+          ViewDefinition.of(
+              "daily_avg",
+              "SELECT symbol, date_trunc('day', ts) AS day, avg(price) AS mean"
+                  + " FROM lake.market.trades GROUP BY 1, 2",
+              TableName.parse("lake.analytics.daily_avg"));
+      new ViewRefresher(catalogs::catalog)
+          .refresh(
+              RefreshRequest.of(
+                  CompiledView.compile(view, 0),
+                  trades.currentSnapshot().snapshotId(),
+                  null,
+                  DirtyBuckets.none()),
+              ViewRefresher.ProgressListener.NONE);
+      index.put(view, 0);
+      TableIdentifier state = TableIdentifier.of("analytics", "daily_avg__floe_state");
+      assertThat(lake.catalog().tableExists(state)).isTrue();
+      ViewWrites writes =
+          new ViewWrites(
+              index,
+              catalogs.targets(),
+              catalogs::catalog,
+              appliedAtOnce(),
+              "api",
+              Duration.ofMinutes(1));
+
+      // When the view is deleted with its target
+      boolean dropped = writes.deleteWithTarget("daily_avg", view.target());
+
+      // Then the target and the state table are both dropped
+      assertThat(dropped).isTrue();
+      assertThat(deleted).containsExactly("daily_avg");
+      assertThat(lake.catalog().tableExists(view.target().identifier())).isFalse();
+      assertThat(lake.catalog().tableExists(state)).isFalse();
+    }
+  }
+
+  /** Floe's catalogs, configured as the service configures them, over the fixture's catalog. */
+  private static CatalogConfig catalogsOf(IcebergFixture lake) {
+    Properties properties = new Properties();
+    lake.catalogProperties()
+        .forEach(
+            (key, value) -> properties.setProperty(CatalogConfig.PREFIX + "lake." + key, value));
+    return CatalogConfig.from(properties);
   }
 }

@@ -38,10 +38,12 @@ import org.apache.iceberg.io.CloseableIterable;
  * Scenario 2: what one small append costs. A weekly view over a day-partitioned source with N rows
  * a day; k rows are appended to the last day. Floe's refresh reads (rows, bytes) ÷ rows appended,
  * beside a full refresh and a recompute of the whole dirty bucket (what iceberg-ivm runs in Trino:
- * every row of the dirty week). Then a 1-minute OHLCV view with a median, recomputed rather than
- * folded, over a day-partitioned source whose files are sorted by time with row groups and pages
- * small enough to prune: a few minutes' worth of rows appended at the end of the last day, and the
- * rows the refresh read ÷ the rows in the dirty minutes, beside reading the whole day files.
+ * every row of the dirty week). Then OHLCV and VWAP views over a day and a week bucket after an
+ * append, a late row and a delete ({@link MergeableViewsCost}). Then a 1-minute OHLCV view with a
+ * median, recomputed rather than folded, over a day-partitioned source whose files are sorted by
+ * time with row groups and pages small enough to prune: a few minutes' worth of rows appended at
+ * the end of the last day, and the rows the refresh read ÷ the rows in the dirty minutes, beside
+ * reading the whole day files.
  */
 final class RefreshCostScenario {
 
@@ -111,7 +113,10 @@ final class RefreshCostScenario {
                     + APPENDED
                     + " rows appended to the last day. Source rows and bytes read per row"
                     + " appended, Floe beside a full refresh and a recompute of the whole dirty"
-                    + " bucket (iceberg-ivm's MERGE). Then a 1-minute OHLCV view over a"
+                    + " bucket (iceberg-ivm's MERGE). Then OHLCV and VWAP views over a day and a"
+                    + " week bucket after an append, a late row and a delete: rows read per row"
+                    + " appended or per row of the dirty hour, beside the whole dirty bucket."
+                    + " Then a 1-minute OHLCV view over a"
                     + " day-partitioned source sorted by time; "
                     + MINUTES_APPENDED
                     + " minutes' worth of rows appended at the end of the last day: rows read per"
@@ -246,6 +251,7 @@ final class RefreshCostScenario {
                   + " its value ("
                   + bars.mode().label()
                   + ").");
+      MergeableViewsCost.run(ctx, lake, refresher, result);
       minuteView(ctx, lake, refresher, result);
     }
     return result;

@@ -6,6 +6,7 @@ import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.refresh.eval.CompiledQuery.PartialStates;
 import io.floe.topology.refresh.eval.agg.PartialState;
 import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -124,6 +125,36 @@ final class StateTable {
       return new StateTable(create(catalog, view, plan, wanted, id, target), wanted, states, plan);
     }
     return new StateTable(table, table.schema(), states, plan);
+  }
+
+  /**
+   * Drops, with its files, the state table beside {@code target}, the target of the deleted view
+   * {@code view}, when Floe created it for that view (its {@code floe.view} and {@code
+   * floe.state-of}); a table of that name that Floe did not create for it stays, with a warning.
+   *
+   * @return whether a state table was dropped
+   */
+  static boolean drop(Catalog catalog, TableName target, String view) {
+    TableIdentifier id = identifier(target.identifier());
+    Table table;
+    try {
+      table = catalog.loadTable(id);
+    } catch (NoSuchTableException e) {
+      return false;
+    }
+    if (!view.equals(table.properties().get(FloeProperties.VIEW))
+        || !target.toString().equals(table.properties().get(FloeProperties.STATE_OF))) {
+      LOG.warn(
+          "Not dropping {} beside target {} of deleted view {}: Floe did not create it as that"
+              + " view's state table",
+          id,
+          target,
+          view);
+      return false;
+    }
+    boolean dropped = catalog.dropTable(id, true);
+    LOG.info("Dropped state table {} of deleted view {}", id, view);
+    return dropped;
   }
 
   private static Table create(
@@ -384,10 +415,11 @@ final class StateTable {
   }
 
   /**
-   * Expires the state's snapshots past its retention, as a target's ({@link TargetMaintenance}).
+   * Expires the state's snapshots past its retention, as a target's, while they agree with what
+   * {@code target}, the view's, records ({@link TargetMaintenance#afterStateCommit}).
    */
-  void expire(long nowMillis, ManifestWork manifests) {
-    TargetMaintenance.afterStateCommit(table, nowMillis, manifests);
+  void expire(Table target, CompiledView view, long nowMillis, ManifestWork manifests) {
+    TargetMaintenance.afterStateCommit(table, target, view, nowMillis, manifests);
   }
 
   /** Every live data file of the state: what a full refresh's first chunk replaces. */

@@ -68,20 +68,34 @@ final class TargetMaintenance {
 
   /**
    * Expires the snapshots of a view's state table ({@link StateTable}) past its retention, by the
-   * same rule as a target's. Unguarded: only the view's refreshes commit to it, in its slot, and
-   * the snapshot its target records is the current one or among the newest kept.
+   * same rule and through the same guarded commit as a target's ({@link GuardedCommit#expire}: the
+   * state's properties as this upkeep found them, a commit of unknown state looked for first). Only
+   * while the state's current snapshot is the one {@code target} records ({@code
+   * floe.state-snapshot-id}): then the newest snapshots kept include it. A state commit whose
+   * target commit never came (a crash or a lost race between the two) leaves them apart, and the
+   * next refresh sets the state back to the recorded snapshot ({@link StateTable#trust}), which an
+   * expiry now could remove, costing a full refresh.
    *
    * @return the number of snapshots expired
    */
-  static int afterStateCommit(Table state, long nowMillis, ManifestWork manifests) {
+  static int afterStateCommit(
+      Table state, Table target, CompiledView view, long nowMillis, ManifestWork manifests) {
+    Long recorded = Bookmark.of(target).stateSnapshotId();
+    Snapshot current = state.currentSnapshot();
+    if (recorded == null || current == null || current.snapshotId() != recorded) {
+      LOG.debug(
+          "Not expiring state table {}: at snapshot {}, its target records {}",
+          state.name(),
+          current == null ? null : current.snapshotId(),
+          recorded);
+      return 0;
+    }
     return expire(
         state,
         nowMillis,
-        expiry -> {
-          ExpireSnapshots expire = manifests.expiry(state.expireSnapshots());
-          expiry.accept(expire);
-          expire.commit();
-        });
+        expiry ->
+            GuardedCommit.expire(
+                state, CommitGuard.of(Bookmark.of(state).expected(), view), expiry, manifests));
   }
 
   private static int expire(

@@ -1,6 +1,7 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.TableName;
 import io.floe.topology.view.TargetPartitionField;
 import io.floe.topology.view.ViewDefinition;
 import io.floe.topology.view.ViewPlan;
@@ -36,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * format version 2 (3 when the output has a type only v3 holds, such as the {@code timestamp_ns} of
  * {@code min(ts)} over a nanosecond column), sorted by bucket then group keys, partitioned as
  * {@link TargetLayout} says, and marked with {@code floe.view}. A table that exists and was not
- * created by Floe for this view, empty or not, is refused without being touched.
+ * created by Floe for this view, empty or not, is refused without being touched. A deleted view's
+ * target is dropped with its state table ({@link #drop}).
  */
-final class TargetTables {
+public final class TargetTables {
 
   private static final Logger LOG = LoggerFactory.getLogger(TargetTables.class);
 
@@ -78,6 +80,20 @@ final class TargetTables {
       table.refresh();
     }
     return table;
+  }
+
+  /**
+   * Drops the target of the deleted view {@code view} and the view's state table beside it ({@link
+   * StateTable}), each with its files. The caller has made sure that Floe created the target for
+   * this view ({@code floe.view}); the state table is dropped only if Floe created it for this
+   * view.
+   *
+   * @return whether the target was dropped (false when there was none)
+   */
+  public static boolean drop(Catalog catalog, TableName target, String view) {
+    boolean dropped = catalog.dropTable(target.identifier(), true);
+    StateTable.drop(catalog, target, view);
+    return dropped;
   }
 
   private static Table create(

@@ -311,7 +311,7 @@ public final class ViewRefresher {
               target, view, hot, outcome.refreshId(), services.hooks(), manifests);
       TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis(), manifests);
       if (states != null) {
-        states.expire(System.currentTimeMillis(), manifests);
+        states.expire(target, view, System.currentTimeMillis(), manifests);
       }
     }
     return compaction == null
