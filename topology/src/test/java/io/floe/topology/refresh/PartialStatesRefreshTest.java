@@ -539,6 +539,72 @@ class PartialStatesRefreshTest {
         .contains("turnover__sum", "turnover__compensation");
   }
 
+  @Test
+  void shouldFoldAppendsIntoDecimalExpressionsAtTheirScale() {
+    // Given daily payments of decimal(10, 2) amounts, with expressions over their aggregates and a
+    // twin view that recomputes, refreshed once
+    org.apache.iceberg.Schema schema =
+        new org.apache.iceberg.Schema(
+            Types.NestedField.optional(1, "account", Types.StringType.get()),
+            Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
+            Types.NestedField.optional(3, "amount", Types.DecimalType.of(10, 2)));
+    Table payments =
+        lake.createTable(
+            "bank", "payments", schema, org.apache.iceberg.PartitionSpec.unpartitioned());
+    String query =
+        """
+        SELECT account, date_trunc('day', ts) AS day, max(amount) - min(amount) AS spread,
+               sum(amount) * 2 AS doubled, sum(amount) / count(*) AS mean_amount
+        FROM lake.bank.payments
+        GROUP BY 1, 2
+        """;
+    ViewDefinition view = view("payments_daily", query);
+    ViewDefinition recomputed = view("payments_daily_full", query);
+    lake.append(payments, payments(schema, "A", "10.05", "20.10", "0.01"));
+    refreshFrom(payments, view);
+
+    // When more payments are appended and folded
+    lake.append(payments, payments(schema, "A", "7.77", "1234.56"));
+    RefreshOutcome folded = refreshFrom(payments, view);
+    refreshFrom(payments, recomputed);
+
+    // Then the folded row equals the recomputed one, scale and all (a spread and a doubled sum of
+    // decimal(38, 2), a mean divided as a recompute divides it)
+    assertThat(folded.delta()).isTrue();
+    Record row = IcebergFixture.readAll(target(view), snapshotOf(view)).get(0);
+    Record expected = IcebergFixture.readAll(target(recomputed), snapshotOf(recomputed)).get(0);
+    assertThat(row.toString()).isEqualTo(expected.toString());
+    assertThat(row.getField("spread")).isEqualTo(new java.math.BigDecimal("1234.55"));
+    assertThat(row.getField("doubled")).isEqualTo(new java.math.BigDecimal("2544.98"));
+  }
+
+  private List<Record> payments(
+      org.apache.iceberg.Schema schema, String account, String... amounts) {
+    List<Record> rows = new java.util.ArrayList<>();
+    for (String amount : amounts) {
+      Record row = org.apache.iceberg.data.GenericRecord.create(schema);
+      row.setField("account", account);
+      row.setField(
+          "ts", java.time.OffsetDateTime.parse("2026-04-07T10:00:00Z").plusMinutes(rows.size()));
+      row.setField("amount", new java.math.BigDecimal(amount));
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private RefreshOutcome refreshFrom(Table source, ViewDefinition view) {
+    source.refresh();
+    long current = source.currentSnapshot().snapshotId();
+    Long since = watermarks.get(view.name());
+    RefreshOutcome outcome =
+        refresher.refresh(
+            ViewRefresherTest.request(
+                view, current, since, ViewRefresherTest.detected(source, since, current, view)),
+            ViewRefresher.ProgressListener.NONE);
+    watermarks.put(view.name(), current);
+    return outcome;
+  }
+
   /** {@code n} trades of {@code symbol} on 2026-04-07, at prices from {@code price} up. */
   private List<Record> trades(String symbol, int n, double price) {
     List<Record> rows = new java.util.ArrayList<>();
@@ -565,16 +631,7 @@ class PartialStatesRefreshTest {
    * zero to null, where Trino and Floe give IEEE results).
    */
   private RefreshOutcome refreshWithoutOracle(ViewDefinition view) {
-    trades.refresh();
-    long current = trades.currentSnapshot().snapshotId();
-    Long since = watermarks.get(view.name());
-    RefreshOutcome outcome =
-        refresher.refresh(
-            ViewRefresherTest.request(
-                view, current, since, ViewRefresherTest.detected(trades, since, current, view)),
-            ViewRefresher.ProgressListener.NONE);
-    watermarks.put(view.name(), current);
-    return outcome;
+    return refreshFrom(trades, view);
   }
 
   private static long count(Table table) {
