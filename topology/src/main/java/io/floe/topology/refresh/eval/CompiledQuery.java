@@ -534,12 +534,25 @@ public final class CompiledQuery implements GroupedQuery {
   }
 
   /**
-   * Whether appends to the view's source are folded into its target rows (the delta path) rather
-   * than recomputing their buckets: the view is decomposable.
+   * Whether appends to the view's source are folded in (the delta path) rather than recomputing
+   * their buckets: the view is decomposable (appends fold into its target rows), or it keeps
+   * partial states ({@link #keepsPartialStates}).
    */
   public static boolean foldsAppends(ViewPlan plan) {
     List<RelNode> above = new ArrayList<>();
-    return merges(aggregateOf(plan.relation(), above), above) != null;
+    return merges(aggregateOf(plan.relation(), above), above) != null || keepsPartialStates(plan);
+  }
+
+  /**
+   * Whether the view keeps its aggregates' partial states in a state table, into which appends fold
+   * ({@link #partialStates()}); false for a plan Floe cannot evaluate.
+   */
+  public static boolean keepsPartialStates(ViewPlan plan) {
+    try {
+      return of(plan).partialStates().isPresent();
+    } catch (InvalidViewException e) {
+      return false;
+    }
   }
 
   /** The plan's aggregate; the nodes above it, from the top down, are added to {@code above}. */
