@@ -175,9 +175,12 @@ final class ValidateCommand implements Callable<Integer> {
           out.println("  flat query   " + FlatQuery.of(plan).replace("\n", "\n               "));
           out.println(
               "  appends      "
-                  + (CompiledQuery.foldsAppends(plan)
-                      ? "folded into the rows of their groups (delta path)"
-                      : "recompute their buckets (an aggregate or HAVING needs every row)"));
+                  + (CompiledQuery.keepsPartialStates(plan)
+                      ? "folded into the partial states of their groups (delta path)"
+                      : CompiledQuery.foldsAppends(plan)
+                          ? "folded into the rows of their groups (delta path)"
+                          : "recompute their buckets (an aggregate needs every row, or the"
+                              + " buckets are shorter than an hour)"));
         } else {
           out.println("  columns      " + String.join(", ", query.outputColumns()));
         }

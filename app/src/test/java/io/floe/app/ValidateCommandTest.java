@@ -113,6 +113,35 @@ class ValidateCommandTest {
   }
 
   @Test
+  void shouldSayThatAWeeklyVwapFoldsAppendsIntoItsPartialStates() throws Exception {
+    // Given a weekly VWAP with a HAVING, an expression over mergeable aggregates
+    Path views =
+        views(
+            """
+            views:
+              - name: weekly_vwap
+                query: |
+                  SELECT symbol, date_trunc('week', ts) AS week,
+                         sum(price * quantity) / sum(quantity) AS vwap
+                  FROM lake.market.trades
+                  GROUP BY 1, 2
+                  HAVING count(*) > 10
+                target: lake.analytics.weekly_vwap
+            """);
+
+    // When it is validated, as text and as JSON
+    Run text = run("validate", "--config", config.toString(), views.toString());
+    Run json = run("validate", "--json", "--config", config.toString(), views.toString());
+
+    // Then both say that appends take the delta path through its partial states
+    assertThat(text.exitCode()).as(text.out() + text.err()).isZero();
+    assertThat(text.out())
+        .contains("appends      folded into the partial states of their groups (delta path)");
+    assertThat(new ObjectMapper().readTree(json.out()).get(0).get("deltaPath").asBoolean())
+        .isTrue();
+  }
+
+  @Test
   void shouldBuildTheCatalogFromValuesOfTheConfigProviders() throws Exception {
     // Given a config file whose catalog URI comes from a secrets file, as a password would
     Path secrets =

@@ -102,7 +102,7 @@ final class StateTable {
       return null;
     }
     PartialStates states = partialStates.get();
-    Schema wanted = schema(plan, states, target.schema());
+    Schema wanted = schema(states, target.schema());
     TableIdentifier id = identifier(view.target().identifier());
     Table table;
     try {
@@ -198,20 +198,19 @@ final class StateTable {
    * The columns of the state: the group keys as the target holds them, in group-row order, then the
    * parts of each aggregate's state.
    */
-  static Schema schema(ViewPlan plan, PartialStates states, Schema target) {
-    List<Types.NestedField> outputs = plan.outputSchema().columns();
+  static Schema schema(PartialStates states, Schema target) {
     List<Types.NestedField> columns = new ArrayList<>();
     int id = 1;
     for (int k = 0; k < states.keys(); k++) {
-      String name = outputs.get(states.outputs().get(k)).name();
+      String name = states.columns().get(k);
       columns.add(Types.NestedField.optional(id++, name, target.findField(name).type()));
     }
     for (int a = 0; a < states.states().size(); a++) {
-      String name = outputs.get(states.outputs().get(states.keys() + a)).name();
+      String name = states.columns().get(states.keys() + a);
       for (PartialState.Part part : states.states().get(a).parts()) {
         Type type =
             switch (part.kind()) {
-              case VALUE -> target.findField(name).type();
+              case VALUE -> states.valueTypes().get(a);
               case DOUBLE -> Types.DoubleType.get();
               case LONG -> Types.LongType.get();
             };

@@ -41,6 +41,15 @@ public record ViewPlan(
   }
 
   /**
+   * The Iceberg type a value of a SQL type of the plan is stored as, as the target stores an output
+   * column of that type; empty when Iceberg cannot store it.
+   */
+  public static java.util.Optional<org.apache.iceberg.types.Type> storedType(
+      org.apache.calcite.rel.type.RelDataType type) {
+    return io.floe.topology.view.sql.ViewQueryBinder.storedType(type);
+  }
+
+  /**
    * A dimension table joined to the view's fact table (its source), checked against its schema.
    *
    * @param table the dimension table

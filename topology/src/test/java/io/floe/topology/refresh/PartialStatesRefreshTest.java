@@ -56,6 +56,37 @@ class PartialStatesRefreshTest {
       GROUP BY 1, 2
       """;
 
+  /**
+   * Weekly VWAP and other expressions over mergeable aggregates (issue 22): each keeps the states
+   * of its parts, from which the output is computed as a recompute computes it.
+   */
+  private static final String WEEKLY_VWAP =
+      """
+      SELECT symbol, date_trunc('week', ts) AS week,
+             sum(price * quantity) / sum(quantity) AS vwap, max(price) - min(price) AS price_range,
+             sum(price) / count(*) AS mean_price,
+             CAST(sum(quantity) AS double) / count(*) AS mean_size
+      FROM lake.market.trades
+      GROUP BY 1, 2
+      """;
+
+  /** HAVING over mergeable aggregates, one that appends can make pass and one they can fail. */
+  private static final String BUSY_DAYS =
+      """
+      SELECT symbol, date_trunc('day', ts) AS day, count(*) AS trades, avg(price) AS mean
+      FROM lake.market.trades
+      GROUP BY 1, 2
+      HAVING count(*) >= 30 AND min(price) > 5
+      """;
+
+  /** A sum of doubles: its state is the compensated sum. */
+  private static final String TURNOVER =
+      """
+      SELECT symbol, date_trunc('day', ts) AS day, sum(price) AS turnover, count(*) AS n
+      FROM lake.market.trades
+      GROUP BY 1, 2
+      """;
+
   private static final String DAILY =
       """
       SELECT symbol, date_trunc('day', ts) AS day, count(*) AS trades, sum(quantity) AS volume
@@ -69,6 +100,7 @@ class PartialStatesRefreshTest {
   private ViewRefresher refresher;
   private final Random random = new Random(7);
   private Long watermark;
+  private final java.util.Map<String, Long> watermarks = new java.util.HashMap<>();
 
   @BeforeEach
   void setUp() {
@@ -385,6 +417,221 @@ class PartialStatesRefreshTest {
     assertThat(lake.catalog().tableExists(StateTable.identifier(view.target().identifier())))
         .isFalse();
     assertThat(target(view).properties()).doesNotContainKey(FloeProperties.STATE_SNAPSHOT_ID);
+  }
+
+  @Test
+  void shouldFoldAppendsIntoTheStatesOfTheAggregatesOfAVwapAndOtherExpressions() {
+    // Given a weekly VWAP view with other expressions over aggregates, refreshed over two weeks
+    ViewDefinition view = view("weekly_vwap", WEEKLY_VWAP);
+    lake.append(trades, lake.randomTrades(random, 300, "2026-03-31", 8, 18));
+    lake.append(trades, lake.randomTrades(random, 300, "2026-04-07", 8, 18));
+    assertThat(refresh(view).full()).isTrue();
+
+    // When 20 trades are appended to the second week, twice
+    appendToTheSameDays(20);
+    RefreshOutcome first = refresh(view);
+    appendToTheSameDays(20);
+    RefreshOutcome second = refresh(view);
+
+    // Then each refresh folds only the appended rows into the states (the oracle holds), which
+    // the state table keeps per part of each expression
+    assertThat(first.delta()).isTrue();
+    assertThat(first.work().rowsRead()).isEqualTo(20);
+    assertThat(second.delta()).isTrue();
+    assertThat(second.work().rowsRead()).isEqualTo(20);
+    assertThat(stateTable(view).schema().columns())
+        .extracting(Types.NestedField::name)
+        .containsExactly(
+            "symbol",
+            "week",
+            "vwap__1__sum",
+            "vwap__1__compensation",
+            "vwap__2",
+            "price_range__1",
+            "price_range__2",
+            "mean_price__1__sum",
+            "mean_price__1__compensation",
+            "mean_price__2");
+    assertThat(target(view).schema().columns())
+        .extracting(Types.NestedField::name)
+        .containsExactly("symbol", "week", "vwap", "price_range", "mean_price", "mean_size");
+  }
+
+  @Test
+  void shouldComputeAFoldedVwapOfNoQuantityAsTheRecomputeDoes() {
+    // Given a VWAP view and a twin that recomputes, over a week whose IBM trades have no quantity
+    ViewDefinition view = view("weekly_vwap", WEEKLY_VWAP);
+    ViewDefinition recomputed = view("weekly_vwap_full", WEEKLY_VWAP);
+    lake.append(
+        trades,
+        List.of(
+            lake.trade("IBM", "2026-04-07T10:00:00Z", 10.0, 0L, "B"),
+            lake.trade("AAPL", "2026-04-07T10:00:00Z", 10.0, 5L, "B")));
+    refreshWithoutOracle(view);
+
+    // When IBM trades of no quantity are appended and folded
+    lake.append(
+        trades,
+        List.of(
+            lake.trade("IBM", "2026-04-08T10:00:00Z", 12.0, 0L, "S"),
+            lake.trade("AAPL", "2026-04-08T10:00:00Z", 12.0, 5L, "S")));
+    RefreshOutcome folded = refreshWithoutOracle(view);
+    refreshWithoutOracle(recomputed);
+
+    // Then the folded rows (a division of zero by zero among them) equal the recomputed ones
+    assertThat(folded.delta()).isTrue();
+    List<Record> expected = IcebergFixture.readAll(target(recomputed), snapshotOf(recomputed));
+    List<Record> actual = IcebergFixture.readAll(target(view), snapshotOf(view));
+    assertThat(actual).hasSize(2);
+    assertThat(actual.toString()).isEqualTo(expected.toString());
+  }
+
+  @Test
+  void shouldShowAGroupThatAnAppendMakesPassTheHavingAndDropOneThatItMakesFail() {
+    // Given busy days (HAVING count(*) >= 30 AND min(price) > 5): AAPL with 25 trades, MSFT with 40
+    ViewDefinition view = view("busy_days", BUSY_DAYS);
+    lake.append(trades, trades("AAPL", 25, 10.0));
+    lake.append(trades, trades("MSFT", 40, 20.0));
+    refresh(view);
+    assertThat(symbols(view)).containsExactly("MSFT");
+
+    // When 10 AAPL trades and one cheap MSFT trade are appended
+    List<Record> appended = new java.util.ArrayList<>(trades("AAPL", 10, 11.0));
+    appended.add(lake.trade("MSFT", "2026-04-07T15:00:00Z", 1.0, 5L, "B"));
+    lake.append(trades, appended);
+    RefreshOutcome outcome = refresh(view);
+
+    // Then the refresh folds them: AAPL now passes and appears, MSFT fails and disappears
+    assertThat(outcome.delta()).isTrue();
+    assertThat(outcome.work().rowsRead()).isEqualTo(11);
+    assertThat(symbols(view)).containsExactly("AAPL");
+  }
+
+  @Test
+  void shouldFoldAppendsIntoACompensatedSumOfDoubles() {
+    // Given a daily sum of prices whose TSLA group holds 1e16, refreshed once
+    ViewDefinition view = view("turnover", TURNOVER);
+    lake.append(trades, lake.randomTrades(random, 100, "2026-04-07", 8, 18));
+    lake.append(trades, List.of(lake.trade("TSLA", "2026-04-07T09:00:00Z", 1e16, 1L, "B")));
+    refresh(view);
+
+    // When 1.0 is appended to it twice, a refresh each
+    lake.append(trades, List.of(lake.trade("TSLA", "2026-04-07T10:00:00Z", 1.0, 1L, "B")));
+    RefreshOutcome first = refresh(view);
+    lake.append(trades, List.of(lake.trade("TSLA", "2026-04-07T11:00:00Z", 1.0, 1L, "B")));
+    RefreshOutcome second = refresh(view);
+
+    // Then both folds read their row alone, and the sum is 1e16 + 2 as a recompute gives it (a
+    // rounded sum would have stayed 1e16)
+    assertThat(first.delta()).isTrue();
+    assertThat(second.delta()).isTrue();
+    assertThat(second.work().rowsRead()).isEqualTo(1);
+    Table target = target(view);
+    double ibm =
+        IcebergFixture.readAll(target, target.currentSnapshot().snapshotId()).stream()
+            .filter(r -> "TSLA".equals(r.getField("symbol")))
+            .mapToDouble(r -> (Double) r.getField("turnover"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(ibm).isEqualTo(1e16 + 2);
+    assertThat(stateTable(view).schema().columns())
+        .extracting(Types.NestedField::name)
+        .contains("turnover__sum", "turnover__compensation");
+  }
+
+  @Test
+  void shouldFoldAppendsIntoDecimalExpressionsAtTheirScale() {
+    // Given daily payments of decimal(10, 2) amounts, with expressions over their aggregates and a
+    // twin view that recomputes, refreshed once
+    org.apache.iceberg.Schema schema =
+        new org.apache.iceberg.Schema(
+            Types.NestedField.optional(1, "account", Types.StringType.get()),
+            Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
+            Types.NestedField.optional(3, "amount", Types.DecimalType.of(10, 2)));
+    Table payments =
+        lake.createTable(
+            "bank", "payments", schema, org.apache.iceberg.PartitionSpec.unpartitioned());
+    String query =
+        """
+        SELECT account, date_trunc('day', ts) AS day, max(amount) - min(amount) AS spread,
+               sum(amount) * 2 AS doubled, sum(amount) / count(*) AS mean_amount
+        FROM lake.bank.payments
+        GROUP BY 1, 2
+        """;
+    ViewDefinition view = view("payments_daily", query);
+    ViewDefinition recomputed = view("payments_daily_full", query);
+    lake.append(payments, payments(schema, "A", "10.05", "20.10", "0.01"));
+    refreshFrom(payments, view);
+
+    // When more payments are appended and folded
+    lake.append(payments, payments(schema, "A", "7.77", "1234.56"));
+    RefreshOutcome folded = refreshFrom(payments, view);
+    refreshFrom(payments, recomputed);
+
+    // Then the folded row equals the recomputed one, scale and all (a spread and a doubled sum of
+    // decimal(38, 2), a mean divided as a recompute divides it)
+    assertThat(folded.delta()).isTrue();
+    Record row = IcebergFixture.readAll(target(view), snapshotOf(view)).get(0);
+    Record expected = IcebergFixture.readAll(target(recomputed), snapshotOf(recomputed)).get(0);
+    assertThat(row.toString()).isEqualTo(expected.toString());
+    assertThat(row.getField("spread")).isEqualTo(new java.math.BigDecimal("1234.55"));
+    assertThat(row.getField("doubled")).isEqualTo(new java.math.BigDecimal("2544.98"));
+  }
+
+  private List<Record> payments(
+      org.apache.iceberg.Schema schema, String account, String... amounts) {
+    List<Record> rows = new java.util.ArrayList<>();
+    for (String amount : amounts) {
+      Record row = org.apache.iceberg.data.GenericRecord.create(schema);
+      row.setField("account", account);
+      row.setField(
+          "ts", java.time.OffsetDateTime.parse("2026-04-07T10:00:00Z").plusMinutes(rows.size()));
+      row.setField("amount", new java.math.BigDecimal(amount));
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private RefreshOutcome refreshFrom(Table source, ViewDefinition view) {
+    source.refresh();
+    long current = source.currentSnapshot().snapshotId();
+    Long since = watermarks.get(view.name());
+    RefreshOutcome outcome =
+        refresher.refresh(
+            ViewRefresherTest.request(
+                view, current, since, ViewRefresherTest.detected(source, since, current, view)),
+            ViewRefresher.ProgressListener.NONE);
+    watermarks.put(view.name(), current);
+    return outcome;
+  }
+
+  /** {@code n} trades of {@code symbol} on 2026-04-07, at prices from {@code price} up. */
+  private List<Record> trades(String symbol, int n, double price) {
+    List<Record> rows = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      rows.add(
+          lake.trade(symbol, String.format("2026-04-07T10:%02d:00Z", i % 60), price + i, 10L, "B"));
+    }
+    return rows;
+  }
+
+  private List<Object> symbols(ViewDefinition view) {
+    Table target = target(view);
+    return IcebergFixture.readAll(target, target.currentSnapshot().snapshotId()).stream()
+        .map(r -> r.getField("symbol"))
+        .toList();
+  }
+
+  private long snapshotOf(ViewDefinition view) {
+    return target(view).currentSnapshot().snapshotId();
+  }
+
+  /**
+   * Refreshes {@code view} to the source's current snapshot, without the oracle (DuckDB divides by
+   * zero to null, where Trino and Floe give IEEE results).
+   */
+  private RefreshOutcome refreshWithoutOracle(ViewDefinition view) {
+    return refreshFrom(trades, view);
   }
 
   private static long count(Table table) {

@@ -16,11 +16,16 @@ import io.floe.topology.view.ViewPlan;
 import io.floe.topology.view.ViewRule;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
@@ -31,8 +36,10 @@ import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -135,17 +142,32 @@ public final class CompiledQuery implements GroupedQuery {
 
   /**
    * How a view that is not decomposable but whose every aggregate merges keeps the aggregates'
-   * partial states apart from its rows (DESIGN §5): the view is a group key or an aggregate in each
-   * output column, and appends fold into the stored states, from which the rows are computed.
+   * partial states apart from its rows (DESIGN §5): every group key is an output column, and every
+   * output column a group key or built from aggregates (HAVING filters on them too); appends fold
+   * into the stored states, from which the group rows and then the view's rows are computed, by the
+   * same steps above the aggregate that a recompute runs ({@link #finishPartials}).
    *
    * @param states how each aggregate's state is kept, in aggregate order
    * @param outputs the output column of each position of a group row: the group keys in GROUP BY
-   *     order, then the aggregates
+   *     order, then the aggregates; -1 for an aggregate that is no output column by itself (a part
+   *     of an expression, or read only by HAVING)
+   * @param columns the state table's column of each position of a group row, or for an aggregate of
+   *     several parts what each part's column name starts with: the output column's name, and for
+   *     an aggregate that is no output column by itself the name of the first output column built
+   *     from it with its ordinal among those ({@code vwap__1}, {@code vwap__2} for {@code sum(price
+   *     * quantity) / sum(quantity) AS vwap}), or {@code having__<n>}
+   * @param valueTypes the Iceberg type of each aggregate's value, in aggregate order
    */
-  public record PartialStates(List<PartialState> states, List<Integer> outputs) {
+  public record PartialStates(
+      List<PartialState> states,
+      List<Integer> outputs,
+      List<String> columns,
+      List<Type> valueTypes) {
     public PartialStates {
       states = List.copyOf(states);
       outputs = List.copyOf(outputs);
+      columns = List.copyOf(columns);
+      valueTypes = List.copyOf(valueTypes);
     }
 
     /** How many group keys (the bucket among them) lead a group row. */
@@ -238,7 +260,7 @@ public final class CompiledQuery implements GroupedQuery {
         (JavaTypeFactory) rexBuilder.getTypeFactory(),
         merges,
         merges == null && longEnoughForStates(bucketing)
-            ? partialStates(aggregate, above, input.types())
+            ? partialStates(plan, aggregate, above, input.types())
             : null,
         input,
         joins);
@@ -305,7 +327,7 @@ public final class CompiledQuery implements GroupedQuery {
       return null;
     }
     List<Merge> merges = new ArrayList<>();
-    java.util.BitSet keysInOutput = new java.util.BitSet();
+    BitSet keysInOutput = new BitSet();
     for (RexNode expression : project.getProjects()) {
       if (!(expression instanceof org.apache.calcite.rex.RexInputRef ref)) {
         return null;
@@ -335,48 +357,111 @@ public final class CompiledQuery implements GroupedQuery {
 
   /**
    * How the view keeps its aggregates' partial states, or null when it cannot: an aggregate has no
-   * state Floe keeps, or an output column is neither a group key nor an aggregate, or a group key
-   * or an aggregate is not in the output, or something filters groups (HAVING).
+   * state Floe keeps, or a group key is not in the output.
    */
   private static PartialStates partialStates(
+      ViewPlan plan,
       Aggregate aggregate,
       List<RelNode> above,
       org.apache.calcite.sql.type.SqlTypeName[] inputTypes) {
     List<PartialState> states = new ArrayList<>();
+    List<Type> valueTypes = new ArrayList<>();
     for (AggregateCall call : aggregate.getAggCallList()) {
       PartialState state = PartialState.of(call, inputTypes);
       Merge merge = state == null ? mergeOf(call) : null;
-      if (state == null && merge == null) {
+      Optional<Type> type = ViewPlan.storedType(call.getType());
+      if ((state == null && merge == null) || type.isEmpty()) {
         return null;
       }
       states.add(state == null ? PartialState.value(merge::apply) : state);
+      valueTypes.add(type.get());
     }
-    int width = aggregate.getGroupCount() + states.size();
-    Integer[] outputs = new Integer[width];
-    if (above.isEmpty()) {
+    int keys = aggregate.getGroupCount();
+    OutputLineage lineage = OutputLineage.of(keys + states.size(), above);
+    List<String> names = new ArrayList<>();
+    plan.outputSchema().columns().forEach(column -> names.add(column.name()));
+    List<Integer> outputs = new ArrayList<>();
+    List<String> columns = new ArrayList<>();
+    Map<String, Integer> parts = new HashMap<>();
+    for (int position = 0; position < keys + states.size(); position++) {
+      int output = lineage.outputOf(position);
+      if (output < 0 && position < keys) {
+        return null;
+      }
+      outputs.add(output);
+      if (output >= 0) {
+        columns.add(names.get(output));
+        continue;
+      }
+      int reader = lineage.firstReaderOf(position);
+      String base = reader < 0 ? "having" : names.get(reader);
+      String column = base + "__" + parts.merge(base, 1, Integer::sum);
+      if (names.contains(column)) {
+        return null;
+      }
+      columns.add(column);
+    }
+    return new PartialStates(states, outputs, columns, valueTypes);
+  }
+
+  /**
+   * Which output columns the positions of a group row (group keys, then aggregates) reach through
+   * the projections and filters above the aggregate: as the column itself (a bare reference), or as
+   * a part of an expression.
+   */
+  private record OutputLineage(int[] bare, List<BitSet> reads) {
+
+    /** The lineage of a group row of {@code width} positions, {@code above} from the top down. */
+    static OutputLineage of(int width, List<RelNode> above) {
+      int[] bare = new int[width];
+      List<BitSet> reads = new ArrayList<>();
       for (int i = 0; i < width; i++) {
-        outputs[i] = i;
+        bare[i] = i;
+        BitSet self = new BitSet();
+        self.set(i);
+        reads.add(self);
       }
-    } else {
-      if (above.size() != 1 || !(above.get(0) instanceof Project project)) {
-        return null;
-      }
-      List<RexNode> projects = project.getProjects();
-      for (int column = 0; column < projects.size(); column++) {
-        if (!(projects.get(column) instanceof org.apache.calcite.rex.RexInputRef ref)) {
-          return null;
+      for (int n = above.size() - 1; n >= 0; n--) {
+        // A filter (HAVING) keeps the columns as they are.
+        if (above.get(n) instanceof Project project) {
+          List<RexNode> projects = project.getProjects();
+          int[] nextBare = new int[projects.size()];
+          List<BitSet> nextReads = new ArrayList<>();
+          for (int column = 0; column < projects.size(); column++) {
+            RexNode expression = projects.get(column);
+            nextBare[column] = expression instanceof RexInputRef ref ? bare[ref.getIndex()] : -1;
+            BitSet read = new BitSet();
+            for (int input : RelOptUtil.InputFinder.bits(expression)) {
+              read.or(reads.get(input));
+            }
+            nextReads.add(read);
+          }
+          bare = nextBare;
+          reads = nextReads;
         }
-        if (outputs[ref.getIndex()] == null) {
-          outputs[ref.getIndex()] = column;
+      }
+      return new OutputLineage(bare, reads);
+    }
+
+    /** The first output column that is {@code position} itself, or -1. */
+    int outputOf(int position) {
+      for (int column = 0; column < bare.length; column++) {
+        if (bare[column] == position) {
+          return column;
         }
       }
+      return -1;
     }
-    for (Integer output : outputs) {
-      if (output == null) {
-        return null;
+
+    /** The first output column computed from {@code position}, or -1. */
+    int firstReaderOf(int position) {
+      for (int column = 0; column < reads.size(); column++) {
+        if (reads.get(column).get(position)) {
+          return column;
+        }
       }
+      return -1;
     }
-    return new PartialStates(states, List.of(outputs));
   }
 
   private static Merge mergeOf(AggregateCall call) {
@@ -449,12 +534,25 @@ public final class CompiledQuery implements GroupedQuery {
   }
 
   /**
-   * Whether appends to the view's source are folded into its target rows (the delta path) rather
-   * than recomputing their buckets: the view is decomposable.
+   * Whether appends to the view's source are folded in (the delta path) rather than recomputing
+   * their buckets: the view is decomposable (appends fold into its target rows), or it keeps
+   * partial states ({@link #keepsPartialStates}).
    */
   public static boolean foldsAppends(ViewPlan plan) {
     List<RelNode> above = new ArrayList<>();
-    return merges(aggregateOf(plan.relation(), above), above) != null;
+    return merges(aggregateOf(plan.relation(), above), above) != null || keepsPartialStates(plan);
+  }
+
+  /**
+   * Whether the view keeps its aggregates' partial states in a state table, into which appends fold
+   * ({@link #partialStates()}); false for a plan Floe cannot evaluate.
+   */
+  public static boolean keepsPartialStates(ViewPlan plan) {
+    try {
+      return of(plan).partialStates().isPresent();
+    } catch (InvalidViewException e) {
+      return false;
+    }
   }
 
   /** The plan's aggregate; the nodes above it, from the top down, are added to {@code above}. */

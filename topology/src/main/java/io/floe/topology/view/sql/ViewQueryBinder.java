@@ -409,6 +409,11 @@ public final class ViewQueryBinder {
     return Bucketing.of(query.granularity(), type, zone);
   }
 
+  /** The Iceberg type of a value of {@code type} (see {@link ViewPlan#storedType}). */
+  public static java.util.Optional<Type> storedType(RelDataType type) {
+    return CalciteTypes.toIceberg(type);
+  }
+
   private static Schema outputSchema(
       ParsedViewQuery query, SqlSelect select, RelDataType outputRow, Bucketing bucketing)
       throws InvalidViewException {

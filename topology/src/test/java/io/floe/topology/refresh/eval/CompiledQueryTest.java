@@ -121,6 +121,46 @@ class CompiledQueryTest {
         .isEmpty();
   }
 
+  private static java.util.Optional<CompiledQuery.PartialStates> partialStates(String select)
+      throws InvalidViewException {
+    ViewPlan plan = ViewQueryBinder.bind(ViewQueryParser.parse(select), TRADES, ZoneOffset.UTC);
+    return CompiledQuery.compile(plan).partialStates();
+  }
+
+  @Test
+  void shouldKeepTheStatesOfTheAggregatesThatExpressionsAndHavingAreBuiltFrom()
+      throws InvalidViewException {
+    // A VWAP and a range: the parts of each expression keep their states under its name
+    assertThat(
+            partialStates(
+                    "SELECT symbol, date_trunc('day', ts) AS d,"
+                        + " sum(price * quantity) / sum(quantity) AS vwap,"
+                        + " max(price) - min(price) AS price_range, max(price) AS high"
+                        + " FROM lake.market.trades GROUP BY 1, 2")
+                .orElseThrow()
+                .columns())
+        .containsExactly("symbol", "d", "vwap__1", "vwap__2", "high", "price_range__1");
+    // HAVING over an aggregate no output column holds
+    assertThat(
+            partialStates(
+                    "SELECT symbol, date_trunc('day', ts) AS d, avg(price) AS mean"
+                        + " FROM lake.market.trades GROUP BY 1, 2 HAVING count(*) > 10")
+                .orElseThrow()
+                .columns())
+        .containsExactly("symbol", "d", "mean", "having__1");
+    // A group key that is no output column, an aggregate that does not merge: no states
+    assertThat(
+            partialStates(
+                "SELECT date_trunc('day', ts) AS d, sum(price) / count(*) AS mean"
+                    + " FROM lake.market.trades GROUP BY symbol, date_trunc('day', ts)"))
+        .isEmpty();
+    assertThat(
+            partialStates(
+                "SELECT symbol, date_trunc('day', ts) AS d, count(DISTINCT side) / count(*) AS x"
+                    + " FROM lake.market.trades GROUP BY 1, 2"))
+        .isEmpty();
+  }
+
   @Test
   void shouldComputeOhlcvBarsPerMinuteAndSymbol() throws InvalidViewException {
     List<Object[]> bars =

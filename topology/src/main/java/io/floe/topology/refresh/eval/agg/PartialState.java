@@ -53,8 +53,9 @@ public interface PartialState {
   }
 
   /**
-   * The state of {@code call} when Floe keeps one for it apart from its value, or null: {@code avg}
-   * of a double or real result, {@code stddev} and {@code variance} in all their forms (a decimal
+   * The state of {@code call} when Floe keeps one for it apart from its value, or null: {@code sum}
+   * of a double result (a real sum, rounded to a real per group, keeps recomputing), {@code avg} of
+   * a double or real result, {@code stddev} and {@code variance} in all their forms (a decimal
    * average, a DISTINCT or FILTER clause keep recomputing), {@code min_by} and {@code max_by} of an
    * integer, temporal or double value ordered by an integer or temporal key.
    *
@@ -74,6 +75,10 @@ public interface PartialState {
     }
     RelDataType type = call.getType();
     SqlKind kind = call.getAggregation().getKind();
+    if ((kind == SqlKind.SUM || kind == SqlKind.SUM0)
+        && type.getSqlTypeName() == SqlTypeName.DOUBLE) {
+      return new DoubleSum();
+    }
     if (kind == SqlKind.AVG && type.getSqlTypeName() != SqlTypeName.DECIMAL) {
       return new Average(type);
     }
@@ -153,6 +158,48 @@ public interface PartialState {
           ? null
           : AggregateStates.Average.doubleResult(
               type, (Double) parts[0] + (Double) parts[1], count);
+    }
+  }
+
+  /**
+   * sum of a double result: the Neumaier-compensated sum as its two doubles, both null when no row
+   * had a value; merged as the recompute merges its workers' sums. A refresh's own sum of a group
+   * arrives rounded to one double (its compensation folded in), so a folded sum equals a recomputed
+   * one up to the order of the terms and one rounding per fold, far inside the oracle's relative
+   * 1e-9; the stored compensation keeps what a rounded value would lose (1.0 folded twice into 1e16
+   * gives 1e16 + 2, as a recompute does).
+   */
+  record DoubleSum() implements PartialState {
+    private static final List<Part> PARTS =
+        List.of(new Part("sum", Kind.DOUBLE), new Part("compensation", Kind.DOUBLE));
+
+    @Override
+    public List<Part> parts() {
+      return PARTS;
+    }
+
+    @Override
+    public Object[] of(AggregateStates.State state, int group) {
+      Object sum = state.result(group);
+      return sum == null ? new Object[2] : new Object[] {sum, 0.0};
+    }
+
+    @Override
+    public Object[] merge(Object[] stored, Object[] delta) {
+      if (stored[0] == null || delta[0] == null) {
+        return stored[0] == null ? delta : stored;
+      }
+      AggregateStates.Neumaier sum =
+          AggregateStates.Neumaier.of((Double) stored[0], (Double) stored[1]);
+      sum.merge(AggregateStates.Neumaier.of((Double) delta[0], (Double) delta[1]));
+      return new Object[] {sum.sumPart(), sum.compensationPart()};
+    }
+
+    @Override
+    public Object result(Object[] parts) {
+      return parts[0] == null
+          ? null
+          : AggregateStates.Neumaier.of((Double) parts[0], (Double) parts[1]).sum();
     }
   }
 
