@@ -156,19 +156,14 @@ public final class CompiledQuery implements GroupedQuery {
    *     an aggregate that is no output column by itself the name of the first output column built
    *     from it with its ordinal among those ({@code vwap__1}, {@code vwap__2} for {@code sum(price
    *     * quantity) / sum(quantity) AS vwap}), or {@code having__<n>}
-   * @param valueTypes the Iceberg type of each aggregate's value, in aggregate order
+   * @param valueTypes the Iceberg type of each aggregate's value, in aggregate order; every list is
+   *     immutable, made once where the query is compiled
    */
   public record PartialStates(
       List<PartialState> states,
       List<Integer> outputs,
       List<String> columns,
       List<Type> valueTypes) {
-    public PartialStates {
-      states = List.copyOf(states);
-      outputs = List.copyOf(outputs);
-      columns = List.copyOf(columns);
-      valueTypes = List.copyOf(valueTypes);
-    }
 
     /** How many group keys (the bucket among them) lead a group row. */
     public int keys() {
@@ -401,7 +396,8 @@ public final class CompiledQuery implements GroupedQuery {
       }
       columns.add(column);
     }
-    return new PartialStates(states, outputs, columns, valueTypes);
+    return new PartialStates(
+        List.copyOf(states), List.copyOf(outputs), List.copyOf(columns), List.copyOf(valueTypes));
   }
 
   /**

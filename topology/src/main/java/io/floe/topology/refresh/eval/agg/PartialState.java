@@ -91,6 +91,17 @@ public interface PartialState {
     return null;
   }
 
+  /**
+   * Two compensated sums, each the first two parts {@code (sum, compensation)} of its state, merged
+   * as a recompute merges its workers' sums: the merged {@code (sum, compensation)}.
+   */
+  private static Object[] mergeSums(Object[] stored, Object[] delta) {
+    AggregateStates.Neumaier sum =
+        AggregateStates.Neumaier.of((Double) stored[0], (Double) stored[1]);
+    sum.merge(AggregateStates.Neumaier.of((Double) delta[0], (Double) delta[1]));
+    return new Object[] {sum.sumPart(), sum.compensationPart()};
+  }
+
   /** An aggregate's value, merged by the aggregate's own rule. */
   record Value(BinaryOperator<Object> merge) implements PartialState {
     private static final List<Part> PARTS = List.of(new Part("", Kind.VALUE));
@@ -143,12 +154,8 @@ public interface PartialState {
 
     @Override
     public Object[] merge(Object[] stored, Object[] delta) {
-      AggregateStates.Neumaier sum =
-          AggregateStates.Neumaier.of((Double) stored[0], (Double) stored[1]);
-      sum.merge(AggregateStates.Neumaier.of((Double) delta[0], (Double) delta[1]));
-      return new Object[] {
-        sum.sumPart(), sum.compensationPart(), (Long) stored[2] + (Long) delta[2]
-      };
+      Object[] sum = mergeSums(stored, delta);
+      return new Object[] {sum[0], sum[1], (Long) stored[2] + (Long) delta[2]};
     }
 
     @Override
@@ -189,10 +196,7 @@ public interface PartialState {
       if (stored[0] == null || delta[0] == null) {
         return stored[0] == null ? delta : stored;
       }
-      AggregateStates.Neumaier sum =
-          AggregateStates.Neumaier.of((Double) stored[0], (Double) stored[1]);
-      sum.merge(AggregateStates.Neumaier.of((Double) delta[0], (Double) delta[1]));
-      return new Object[] {sum.sumPart(), sum.compensationPart()};
+      return mergeSums(stored, delta);
     }
 
     @Override
