@@ -414,6 +414,21 @@ final class StateTable {
   }
 
   /**
+   * Compacts the state's small files, as a target's, while they agree with what {@code target}
+   * records, and moves what it records with them ({@link TargetCompaction#afterStateCommit}).
+   *
+   * @param hot the buckets whose files stay out, as the target stores them, or null
+   */
+  void compact(
+      Table target,
+      CompiledView view,
+      BucketRangeSet hot,
+      RefreshId refreshId,
+      ManifestWork manifests) {
+    TargetCompaction.afterStateCommit(table, target, view, hot, refreshId, manifests);
+  }
+
+  /**
    * Expires the state's snapshots past its retention, as a target's, while they agree with what
    * {@code target}, the view's, records ({@link TargetMaintenance#afterStateCommit}).
    */

@@ -165,6 +165,67 @@ final class TargetCompaction {
     return result;
   }
 
+  /**
+   * Compacts a view's state table ({@link StateTable}) by the rules and table properties a target
+   * is compacted by, then moves the state snapshot its target records ({@link
+   * FloeProperties#STATE_SNAPSHOT_ID}) to the compaction's, in a guarded commit of the target's
+   * properties: a compaction changes no state, and a state the target does not record would be set
+   * back by the next refresh ({@link StateTable#trust}), undoing it. Runs only while the state's
+   * current snapshot is the one the target records; a stop between the two commits leaves the
+   * compaction to be set back, nothing else. Returns what was done, or null; never throws.
+   */
+  static RefreshOutcome.Compaction afterStateCommit(
+      Table state,
+      Table target,
+      CompiledView view,
+      BucketRangeSet hot,
+      RefreshId refreshId,
+      ManifestWork manifests) {
+    Long recorded = Bookmark.of(target).stateSnapshotId();
+    Snapshot current = state.currentSnapshot();
+    if (recorded == null || current == null || current.snapshotId() != recorded) {
+      return null;
+    }
+    try {
+      RefreshOutcome.Compaction result =
+          compact(state, view, hot, refreshId, System.nanoTime(), manifests);
+      if (result == null) {
+        return null;
+      }
+      long compacted = result.targetSnapshotId();
+      String value = Long.toString(compacted);
+      GuardedCommit.transaction(
+          target,
+          "state compaction " + value + " of " + target.name(),
+          CommitGuard.of(Bookmark.of(target).expected(), view),
+          bookmark -> bookmark.withStateSnapshot(compacted),
+          transaction ->
+              transaction.updateProperties().set(FloeProperties.STATE_SNAPSHOT_ID, value).commit(),
+          table -> value.equals(table.properties().get(FloeProperties.STATE_SNAPSHOT_ID)));
+      LOG.info(
+          "Compacted state table {} of view {} after refresh {}: {} files ({} bytes) into {} in"
+              + " {} ms; state snapshot {}",
+          state.name(),
+          view.name(),
+          refreshId,
+          result.dataFilesRewritten(),
+          result.bytesRewritten(),
+          result.filesAdded(),
+          result.durationMs(),
+          compacted);
+      return result;
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Cannot compact state table {} of view {} after refresh {}; trying again after a later"
+              + " refresh: {}",
+          state.name(),
+          view.name(),
+          refreshId,
+          e.toString());
+      return null;
+    }
+  }
+
   private static RefreshOutcome.Compaction compact(
       Table target,
       CompiledView view,

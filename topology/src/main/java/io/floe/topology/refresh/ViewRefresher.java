@@ -292,7 +292,7 @@ public final class ViewRefresher {
 
   /**
    * The target's upkeep after a committed refresh, in the view's slot: compaction, then snapshot
-   * expiry, of the target and of its state table. None fails the refresh.
+   * expiry, of the target and then of its state table. None fails the refresh.
    *
    * @param states the view's state table, or null for a view that keeps no partial states
    * @param hot the buckets whose files compaction leaves alone, as the target stores them, or null
@@ -311,6 +311,7 @@ public final class ViewRefresher {
               target, view, hot, outcome.refreshId(), services.hooks(), manifests);
       TargetMaintenance.afterRefresh(target, view, System.currentTimeMillis(), manifests);
       if (states != null) {
+        states.compact(target, view, hot, outcome.refreshId(), manifests);
         states.expire(target, view, System.currentTimeMillis(), manifests);
       }
     }

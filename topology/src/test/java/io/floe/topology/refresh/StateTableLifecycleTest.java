@@ -10,6 +10,7 @@ import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewDefinition;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
@@ -210,5 +211,39 @@ class StateTableLifecycleTest {
             FloeProperties.STATE_SNAPSHOT_ID, Long.toString(state.currentSnapshot().snapshotId()));
     appendTrades(10);
     assertThat(refresh(refresher, view).delta()).isTrue();
+  }
+
+  @Test
+  void shouldCompactTheStateTablesSmallFilesAndKeepFoldingIntoThem() {
+    // Given a view with averages over three days, refreshed once, whose state table is compacted
+    // from two small files of a tier on
+    ViewDefinition view = view("daily_avg", DAILY_AVG);
+    for (String day : List.of("2026-04-06", "2026-04-07", "2026-04-08")) {
+      lake.append(trades, lake.randomTrades(random, 100, day, 8, 18));
+    }
+    refresh(refresher, view);
+    Table state = lake.catalog().loadTable(stateOf(view));
+    state.updateProperties().set(TargetCompaction.MIN_INPUT_FILES, "2").commit();
+
+    // When appends to each day are folded in, one refresh each (each day's states rewritten
+    // alone: small files)
+    for (String day : List.of("2026-04-06", "2026-04-07", "2026-04-08")) {
+      lake.append(trades, lake.randomTrades(random, 10, day, 8, 18));
+      assertThat(refresh(refresher, view).delta()).isTrue();
+    }
+
+    // Then the state table was compacted (a replace), its target records the compacted snapshot,
+    // and the next append still folds into the states (the oracle holds at each step)
+    state.refresh();
+    assertThat(state.snapshots())
+        .extracting(org.apache.iceberg.Snapshot::operation)
+        .contains(org.apache.iceberg.DataOperations.REPLACE);
+    assertThat(Bookmark.of(target(view)).stateSnapshotId())
+        .isEqualTo(state.currentSnapshot().snapshotId());
+    lake.append(trades, lake.randomTrades(random, 10, "2026-04-07", 8, 18));
+    assertThat(refresh(refresher, view).delta()).isTrue();
+    state.refresh();
+    assertThat(state.currentSnapshot().operation())
+        .isNotEqualTo(org.apache.iceberg.DataOperations.REPLACE);
   }
 }
