@@ -86,6 +86,19 @@ public interface PartialState {
     return null;
   }
 
+  /**
+   * The parts of group {@code group} of a state kept in accumulators: {@code parts} of its
+   * accumulator, or {@code none} (the parts over no rows) when no row reached the group.
+   */
+  private static Object[] ofAccumulator(
+      AggregateStates.State state,
+      int group,
+      Object[] none,
+      java.util.function.Function<AggregateStates.Accumulator, Object[]> parts) {
+    AggregateStates.Accumulator accumulator = ((AggregateStates.Boxed) state).accumulator(group);
+    return accumulator == null ? none : parts.apply(accumulator);
+  }
+
   /** An aggregate's value, merged by the aggregate's own rule. */
   record Value(BinaryOperator<Object> merge) implements PartialState {
     private static final List<Part> PARTS = List.of(new Part("", Kind.VALUE));
@@ -130,10 +143,11 @@ public interface PartialState {
 
     @Override
     public Object[] of(AggregateStates.State state, int group) {
-      AggregateStates.Accumulator accumulator = ((AggregateStates.Boxed) state).accumulator(group);
-      return accumulator == null
-          ? new Object[] {0.0, 0.0, 0L}
-          : ((AggregateStates.Average) accumulator).doublePartial();
+      return ofAccumulator(
+          state,
+          group,
+          new Object[] {0.0, 0.0, 0L},
+          accumulator -> ((AggregateStates.Average) accumulator).doublePartial());
     }
 
     @Override
@@ -174,10 +188,11 @@ public interface PartialState {
 
     @Override
     public Object[] of(AggregateStates.State state, int group) {
-      AggregateStates.Accumulator accumulator = ((AggregateStates.Boxed) state).accumulator(group);
-      return accumulator == null
-          ? new Object[] {0L, 0.0, 0.0}
-          : ((AggregateStates.Moments) accumulator).partial();
+      return ofAccumulator(
+          state,
+          group,
+          new Object[] {0L, 0.0, 0.0},
+          accumulator -> ((AggregateStates.Moments) accumulator).partial());
     }
 
     @Override
