@@ -7,6 +7,7 @@ import java.time.ZoneOffset;
 import java.time.zone.ZoneOffsetTransition;
 import java.time.zone.ZoneRules;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Bucket arithmetic of one view: Trino's {@code date_trunc(granularity, column)} evaluated in the
@@ -172,6 +173,26 @@ public final class Bucketing {
       return nextTimeOfDay(bucketStart);
     }
     return startOf(granularity.next(granularity.floor(localDay(bucketStart))));
+  }
+
+  /**
+   * The finer buckets a view's partial states are kept per (DESIGN §5), so that a late row or a
+   * delete recomputes one of them and merges the others: the hour (in the view's zone) of a day,
+   * week, month, quarter or year bucket of a timestamp column, the day of a week or longer bucket
+   * of a {@code date} column; empty when the bucket is itself that fine, or a stride (whose
+   * boundaries need not fall on whole hours). Every sub-bucket lies in exactly one bucket: local
+   * hours start at each local midnight, and a change of offset starts a new hour.
+   */
+  public Optional<Bucketing> subBuckets() {
+    if (granularity.isTimeOfDay() || granularity.isStride()) {
+      return Optional.empty();
+    }
+    if (columnType.isDate()) {
+      return granularity.equals(Granularity.DAY)
+          ? Optional.empty()
+          : Optional.of(new Bucketing(Granularity.DAY, columnType, zone));
+    }
+    return Optional.of(new Bucketing(Granularity.HOUR, columnType, zone));
   }
 
   /**

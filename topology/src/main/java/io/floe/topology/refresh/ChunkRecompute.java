@@ -1,7 +1,10 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.BucketRange;
 import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
+import io.floe.topology.bucket.DirtyBuckets;
 import io.floe.topology.iceberg.ManifestWork;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.iceberg.StorageKind;
@@ -156,10 +159,14 @@ final class ChunkRecompute {
    * @param last whether this is the refresh's last chunk, whose newest bucket gets files of its own
    * @param rebuildStates whether the chunk's state rows replace every stored one (a full refresh's
    *     first chunk), not only those of its buckets
+   * @param dirtySubBuckets for a view whose states are kept per sub-bucket, the sub-buckets whose
+   *     rows changed since the bookmark, which alone are recomputed; null to recompute every
+   *     sub-bucket of the chunk
    */
   Written compute(
       ChunkPlan.Chunk chunk,
       List<FileScanTask> files,
+      DirtyBuckets dirtySubBuckets,
       Long deltaBase,
       String operationId,
       boolean last,
@@ -167,40 +174,66 @@ final class ChunkRecompute {
     // The target as loaded, or as the previous chunk's commit left it: no second read. Another
     // writer's commit since fails this chunk's guarded commit, and the refresh plans again.
     Snapshot startingTarget = target.currentSnapshot();
+    Snapshot startingState = states == null ? null : states.table().currentSnapshot();
 
-    // 1. Recompute the chunk's buckets from the pinned source snapshot.
+    // 1. Compute the chunk's buckets from the pinned source snapshot.
     long start = System.nanoTime();
-    ViewScan.Scan scan = scan(chunk, files);
-    if (states != null) {
-      return computeWithStates(
-          chunk, scan, deltaBase != null, operationId, last, rebuildStates, start);
+    Computed computed =
+        states == null
+            ? recompute(chunk, files, deltaBase)
+            : throughStates(chunk, files, deltaBase != null, dirtySubBuckets);
+
+    // 2. Replace the state rows and the target rows of those buckets, copy-on-write or
+    // merge-on-read.
+    long computedAt = System.nanoTime();
+    BucketReplacement.Result replaced;
+    StateWritten stateWritten = null;
+    try (RequestStage.Scope writing = RequestStage.WRITE.enter()) {
+      if (computed.stateRows() != null) {
+        stateWritten =
+            writeStates(
+                chunk, computed.stateRows(), startingState, operationId, last, rebuildStates);
+      }
+      replaced =
+          new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM, manifests)
+              .replace(chunk, computed.rows(), computed.delta(), startingTarget != null, last);
     }
+    return Written.of(startingTarget, replaced, computed.read(), start, computedAt, stateWritten);
+  }
+
+  /**
+   * What a chunk computed.
+   *
+   * @param rows the view's rows of the chunk's buckets
+   * @param delta on the delta path of a decomposable view, how they fold into the target's rows
+   * @param stateRows for a view that keeps partial states, the state rows of the chunk's buckets
+   * @param read what reading the source cost
+   */
+  private record Computed(
+      List<Object[]> rows, DeltaMerger delta, List<Object[]> stateRows, ViewScan.Stats read) {}
+
+  /**
+   * The view's rows of the chunk's buckets, recomputed from the source; on the delta path (from
+   * {@code deltaBase}) the rows of the appended files, to fold into the target's.
+   */
+  private Computed recompute(ChunkPlan.Chunk chunk, List<FileScanTask> files, Long deltaBase) {
     ViewScan.Result recomputed;
     try (RequestStage.Scope reading = RequestStage.READ.enter()) {
       recomputed =
           ViewScan.evaluate(
               query,
-              scan,
+              scan(chunk, files),
               manifests.readersFor(sourceStorage, scanThreads),
               sourceStorage.scanParallelism());
     }
     List<Object[]> rows = recomputed.rows();
-    toTargetBuckets(rows, outputPosition(plan.bucketOutput()));
+    toTargetBuckets(rows, outputPosition(plan.bucketOutput()), plan.bucketing());
     DeltaMerger delta =
         deltaBase == null
             ? null
             : new DeltaMerger(
                 plan.outputSchema(), target.schema(), query.decomposition().orElseThrow(), rows);
-
-    // 2. Replace the target rows of those buckets, copy-on-write or merge-on-read.
-    long computed = System.nanoTime();
-    BucketReplacement.Result replaced;
-    try (RequestStage.Scope writing = RequestStage.WRITE.enter()) {
-      replaced =
-          new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM, manifests)
-              .replace(chunk, rows, delta, startingTarget != null, last);
-    }
-    return Written.of(startingTarget, replaced, recomputed.stats(), start, computed, null);
+    return new Computed(rows, delta, null, recomputed.stats());
   }
 
   private ViewScan.Scan scan(ChunkPlan.Chunk chunk, List<FileScanTask> files) {
@@ -221,76 +254,110 @@ final class ChunkRecompute {
   }
 
   /**
-   * A chunk of a view that keeps partial states ({@link StateTable}): the groups' states over the
-   * files read, on the delta path (the rows appended since the bookmark) merged into the stored
-   * states of the chunk's buckets; the state rows of those buckets replaced by them, and the target
-   * rows of those buckets by the rows computed from them. Either way every target row of the
-   * chunk's buckets is written anew, as a recompute writes it.
+   * The rows of a chunk of a view that keeps partial states ({@link StateTable}), per sub-bucket
+   * where its bucket has sub-buckets: the states of the sub-buckets read from the source (on the
+   * delta path the rows appended since the bookmark, merged into the stored states; else the
+   * chunk's dirty sub-buckets, which replace their stored states, or every sub-bucket of the
+   * chunk), and the states of the chunk's other sub-buckets as stored. The view's rows are computed
+   * from the states merged per bucket, so every target row of the chunk's buckets is written anew,
+   * as a recompute writes it.
+   *
+   * @param dirtySubBuckets the sub-buckets whose rows changed since the bookmark (source values),
+   *     or null when that is not known finer than the chunk's buckets
    */
-  private Written computeWithStates(
+  private Computed throughStates(
       ChunkPlan.Chunk chunk,
-      ViewScan.Scan scan,
+      List<FileScanTask> files,
       boolean delta,
-      String operationId,
-      boolean last,
-      boolean rebuildStates,
-      long start) {
-    Snapshot startingTarget = target.currentSnapshot();
-    Snapshot startingState = states.table().currentSnapshot();
-    ViewScan.Result aggregated;
-    try (RequestStage.Scope reading = RequestStage.READ.enter()) {
-      aggregated =
-          ViewScan.partialStates(
-              query,
-              scan,
-              manifests.readersFor(sourceStorage, scanThreads),
-              sourceStorage.scanParallelism());
+      DirtyBuckets dirtySubBuckets) {
+    StateTable.Layout layout = states.layout();
+    ChunkPlan.Chunk recomputed =
+        delta || dirtySubBuckets == null || dirtySubBuckets.full()
+            ? chunk
+            : within(chunk, dirtySubBuckets);
+    Map<List<Object>, Object[]> stored =
+        delta || recomputed != chunk
+            ? states.read(bucketType.toTargetRanges(chunk.ranges()), chunk.nullBucket())
+            : new LinkedHashMap<>();
+    if (!delta && recomputed != chunk) {
+      BucketRangeSet replaced = bucketType.toTargetRanges(recomputed.ranges());
+      stored
+          .values()
+          .removeIf(
+              row ->
+                  row[layout.bucketKey()] instanceof Number subBucket
+                      ? replaced.contains(subBucket.longValue())
+                      : recomputed.nullBucket());
     }
-    CompiledQuery.PartialStates partials = query.partialStates().orElseThrow();
+    ViewScan.Result aggregated;
+    if (recomputed.ranges().isEmpty() && !recomputed.nullBucket()) {
+      aggregated = new ViewScan.Result(List.of(), new ViewScan.Stats(0, 0, 0, 0, 0));
+    } else {
+      List<FileScanTask> read =
+          recomputed == chunk
+              ? files
+              : DataExtent.overlapping(
+                  files,
+                  schema.findField(plan.bucketColumn()),
+                  layout.subBuckets().orElseThrow(),
+                  recomputed);
+      try (RequestStage.Scope reading = RequestStage.READ.enter()) {
+        aggregated =
+            ViewScan.partialStates(
+                layout.aggregating(),
+                scan(recomputed, read),
+                manifests.readersFor(sourceStorage, scanThreads),
+                sourceStorage.scanParallelism());
+      }
+    }
     toTargetBuckets(
-        aggregated.rows(), partials.outputs().indexOf(outputPosition(plan.bucketOutput())));
-    BucketRangeSet targetRanges = bucketType.toTargetRanges(chunk.ranges());
-    Map<List<Object>, Object[]> groups =
-        states.merge(
-            delta ? states.read(targetRanges, chunk.nullBucket()) : new LinkedHashMap<>(),
-            aggregated.rows());
-    List<Object[]> merged = new ArrayList<>(groups.values());
-    List<Object[]> stateRows = new ArrayList<>(merged.size());
-    for (Object[] group : merged) {
+        aggregated.rows(), layout.bucketKey(), layout.subBuckets().orElse(plan.bucketing()));
+    Map<List<Object>, Object[]> groups = states.merge(stored, aggregated.rows());
+    List<Object[]> stateRows = new ArrayList<>(groups.size());
+    for (Object[] group : groups.values()) {
       stateRows.add(states.stateRow(group));
     }
-    List<Object[]> rows = query.finishPartials(merged);
+    List<Object[]> rows = query.finishPartials(states.viewGroups(groups.values()));
+    return new Computed(rows, null, stateRows, aggregated.stats());
+  }
 
-    long computed = System.nanoTime();
-    BucketReplacement.Result replaced;
-    BucketReplacement.Result stateReplaced;
-    List<DataFile> stateRemoved = new ArrayList<>();
-    try (RequestStage.Scope writing = RequestStage.WRITE.enter()) {
-      if (rebuildStates) {
-        stateRemoved.addAll(states.liveFiles());
-      }
-      stateReplaced =
-          new BucketReplacement(
-                  states.table(),
-                  plan,
-                  states.schema(),
-                  operationId + "-state",
-                  scanThreads,
-                  SCAN_PARALLELISM,
-                  manifests)
-              .replace(chunk, stateRows, null, startingState != null && !rebuildStates, last);
-      stateRemoved.addAll(stateReplaced.removed());
-      replaced =
-          new BucketReplacement(target, plan, operationId, scanThreads, SCAN_PARALLELISM, manifests)
-              .replace(chunk, rows, null, startingTarget != null, last);
+  /**
+   * Writes the state rows of a chunk's buckets in place of the stored ones (of every stored one
+   * when {@code rebuild}: a full refresh's first chunk), computed against {@code starting}.
+   */
+  private StateWritten writeStates(
+      ChunkPlan.Chunk chunk,
+      List<Object[]> stateRows,
+      Snapshot starting,
+      String operationId,
+      boolean last,
+      boolean rebuild) {
+    List<DataFile> removed = new ArrayList<>();
+    if (rebuild) {
+      removed.addAll(states.liveFiles());
     }
-    return Written.of(
-        startingTarget,
-        replaced,
-        aggregated.stats(),
-        start,
-        computed,
-        new StateWritten(startingState, stateReplaced.added(), stateRemoved));
+    BucketReplacement.Result replaced =
+        new BucketReplacement(
+                states.table(),
+                plan,
+                states.schema(),
+                operationId + "-state",
+                scanThreads,
+                SCAN_PARALLELISM,
+                manifests)
+            .replace(chunk, stateRows, null, starting != null && !rebuild, last);
+    removed.addAll(replaced.removed());
+    return new StateWritten(starting, replaced.added(), removed);
+  }
+
+  /** The part of {@code chunk} inside {@code dirty}: its dirty sub-buckets. */
+  private static ChunkPlan.Chunk within(ChunkPlan.Chunk chunk, DirtyBuckets dirty) {
+    BucketRangeSet inside = BucketRangeSet.empty();
+    for (BucketRange range : chunk.ranges().ranges()) {
+      inside = inside.union(dirty.ranges().intersect(range));
+    }
+    return new ChunkPlan.Chunk(
+        inside, chunk.nullBucket() && dirty.nullBucket(), chunk.buckets(), chunk.rows());
   }
 
   /**
@@ -317,11 +384,14 @@ final class ChunkRecompute {
     return tables;
   }
 
-  /** The bucket values at {@code position} of {@code rows}, as the target's column holds them. */
-  private void toTargetBuckets(List<Object[]> rows, int position) {
+  /**
+   * The bucket values (of {@code bucketing}) at {@code position} of {@code rows}, as the target's
+   * column holds them.
+   */
+  private static void toTargetBuckets(List<Object[]> rows, int position, Bucketing bucketing) {
     for (Object[] row : rows) {
       if (row[position] instanceof Long value) {
-        row[position] = plan.bucketing().toTargetValue(value);
+        row[position] = bucketing.toTargetValue(value);
       }
     }
   }

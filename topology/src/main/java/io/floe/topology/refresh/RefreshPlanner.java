@@ -230,12 +230,7 @@ final class RefreshPlanner {
       }
       dirty = known(request.scope(), bucketing);
       dirty = dirty.full() ? DirtyBuckets.none() : dirty;
-      for (long snapshot : between) {
-        dirty =
-            dirty.union(
-                DirtyBucketDetector.detect(source, snapshot, List.of(buckets), manifests)
-                    .get(buckets.view()));
-      }
+      dirty = dirty.union(detect(source, between, buckets, manifests));
     }
     dirty = dirty.union(dimensions.dirty());
     if (dirty.full()) {
@@ -252,6 +247,19 @@ final class RefreshPlanner {
       return new Recompute(RefreshOutcome.Mode.DELTA, dirty, null, reflected);
     }
     return new Recompute(RefreshOutcome.Mode.INCREMENTAL, dirty, null, null);
+  }
+
+  /** The buckets of {@code buckets} that the source's {@code snapshots} dirty, detected again. */
+  static DirtyBuckets detect(
+      Table source, List<Long> snapshots, BucketedView buckets, ManifestWork manifests) {
+    DirtyBuckets dirty = DirtyBuckets.none();
+    for (long snapshot : snapshots) {
+      dirty =
+          dirty.union(
+              DirtyBucketDetector.detect(source, snapshot, List.of(buckets), manifests)
+                  .get(buckets.view()));
+    }
+    return dirty;
   }
 
   private static DirtyBuckets known(RefreshRequest.Scope scope, Bucketing bucketing) {

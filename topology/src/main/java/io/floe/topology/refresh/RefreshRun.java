@@ -1,7 +1,11 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketColumnType;
+import io.floe.topology.bucket.BucketRange;
+import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.bucket.DirtyBuckets;
+import io.floe.topology.detect.BucketedView;
 import io.floe.topology.detect.SourceSnapshot;
 import io.floe.topology.iceberg.RequestStage;
 import io.floe.topology.refresh.ViewRefresher.ProgressListener;
@@ -26,6 +30,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -183,6 +188,51 @@ final class RefreshRun {
     this.bucketType = read.plan().bucketing().columnType();
   }
 
+  /**
+   * The sub-buckets an incremental refresh of a view whose states are kept per sub-bucket
+   * recomputes (DESIGN §5): those the files of the source snapshots since the bookmark dirty,
+   * detected at sub-bucket granularity by the rule that detected the dirty buckets, and every
+   * sub-bucket of a dirty bucket those files do not explain. Null (every sub-bucket of the dirty
+   * buckets) for another refresh, a view that joins dimensions (whose changes dirty buckets no file
+   * bounds), or when the files do not bound their sub-buckets.
+   */
+  private DirtyBuckets dirtySubBuckets(RefreshPlanner.Recompute recompute, Bookmark bookmark) {
+    Long reflected = bookmark.sourceSnapshotId();
+    long pin = read.snapshot().snapshotId();
+    if (states == null
+        || states.layout().subBuckets().isEmpty()
+        || recompute.mode() != RefreshOutcome.Mode.INCREMENTAL
+        || read.plan().hasDimensions()
+        || reflected == null
+        || reflected == pin
+        || !SnapshotUtil.isAncestorOf(read.source(), pin, reflected)) {
+      return null;
+    }
+    List<Long> between = SnapshotUtil.snapshotIdsBetween(read.source(), reflected, pin);
+    if (between.size() > RefreshPlanner.MAX_CATCH_UP_SNAPSHOTS) {
+      return null;
+    }
+    Bucketing finer = states.layout().subBuckets().get();
+    DirtyBuckets detected =
+        RefreshPlanner.detect(
+            read.source(),
+            between,
+            new BucketedView(
+                view.name(), read.plan().bucketColumn(), finer.granularity(), finer.zone()),
+            services.manifests());
+    if (detected.full()) {
+      return null;
+    }
+    BucketRangeSet unexplained = recompute.dirty().ranges();
+    for (BucketRange range : detected.ranges().ranges()) {
+      unexplained =
+          unexplained.minus(read.plan().bucketing().expand(range.start(), range.end() - 1));
+    }
+    return DirtyBuckets.of(
+        detected.ranges().union(unexplained),
+        detected.nullBucket() || recompute.dirty().nullBucket());
+  }
+
   RefreshOutcome run(RefreshPlanner.Recompute recompute, Bookmark bookmark) {
     RefreshId id = read.request().id();
     DirtyBuckets dirty = recompute.dirty();
@@ -217,6 +267,7 @@ final class RefreshRun {
         chunkPlan.fingerprint(
             recompute.mode(), recompute.deltaBase(), read.reads(), read.dimensionStates());
 
+    DirtyBuckets dirtySubBuckets = dirtySubBuckets(recompute, bookmark);
     int first = 0;
     RefreshProgress recorded = bookmark.parsedProgress();
     if (recorded != null
@@ -268,6 +319,7 @@ final class RefreshRun {
           work.compute(
               chunk,
               DataExtent.overlapping(planned, bucketField, read.plan().bucketing(), chunk),
+              dirtySubBuckets,
               recompute.deltaBase(),
               chunkId.toString().replaceAll("[^A-Za-z0-9_.-]", "_"),
               last,

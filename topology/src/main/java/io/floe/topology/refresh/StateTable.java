@@ -1,11 +1,15 @@
 package io.floe.topology.refresh;
 
 import io.floe.topology.bucket.BucketRangeSet;
+import io.floe.topology.bucket.Bucketing;
 import io.floe.topology.iceberg.IcebergValues;
 import io.floe.topology.iceberg.ManifestWork;
+import io.floe.topology.refresh.eval.CompiledQuery;
 import io.floe.topology.refresh.eval.CompiledQuery.PartialStates;
+import io.floe.topology.refresh.eval.SubBucketQuery;
 import io.floe.topology.refresh.eval.agg.PartialState;
 import io.floe.topology.view.CompiledView;
+import io.floe.topology.view.InvalidViewException;
 import io.floe.topology.view.TableName;
 import io.floe.topology.view.ViewPlan;
 import java.io.IOException;
@@ -41,11 +45,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The companion table of a view whose aggregates keep partial states ({@link PartialStates}):
- * {@code <target>__floe_state} beside the target, one row per group of every bucket (the bucket and
- * the group keys, as the target names and types them), a column per part of each aggregate's state
- * ({@code mean__sum}, {@code mean__compensation}, {@code mean__count} for {@code avg(price) AS
- * mean}; an aggregate whose value is its state keeps its own name). Never read as the view: the
- * target holds the view's rows, exactly the view's columns.
+ * {@code <target>__floe_state} beside the target, one row per group of every sub-bucket ({@link
+ * Bucketing#subBuckets}; of every bucket when it has none): the bucket and the group keys, as the
+ * target names and types them, the sub-bucket ({@link #SUB_BUCKET}), a column per part of each
+ * aggregate's state ({@code mean__sum}, {@code mean__compensation}, {@code mean__count} for {@code
+ * avg(price) AS mean}; an aggregate whose value is its state keeps its own name). Never read as the
+ * view: the target holds the view's rows, exactly the view's columns.
  *
  * <p>Exactness (DESIGN §3.6): each refresh chunk commits the state before the target, and the
  * target's commit records the state's snapshot ({@link FloeProperties#STATE_SNAPSHOT_ID}). A state
@@ -60,20 +65,88 @@ final class StateTable {
   /** What a state table's name adds to its target's. */
   static final String SUFFIX = "__floe_state";
 
+  /**
+   * The column of the sub-bucket a state row summarizes ({@link Bucketing#subBuckets}), after the
+   * group keys, as the target types the bucket; absent when the view's bucket has no sub-buckets.
+   */
+  static final String SUB_BUCKET = "floe__sub_bucket";
+
   private final Table table;
   private final Schema schema;
-  private final PartialStates states;
-  private final ViewPlan plan;
+  private final Layout layout;
+
+  /** Why the table was created again with other columns, or null. */
+  private final String rebuilt;
 
   /** The target type of each group-row position's key, or null for an aggregate's position. */
   private final Type[] keyTypes;
 
-  private StateTable(Table table, Schema schema, PartialStates states, ViewPlan plan) {
+  /**
+   * How a view's states are cut: the view's plan and partial states, the query whose groups' states
+   * are stored (the view's own, or the one over sub-buckets), the position of the bucket among the
+   * group keys, and the bucketing of the sub-buckets in source and in target values (both empty
+   * when the states are per bucket).
+   */
+  record Layout(
+      ViewPlan plan,
+      PartialStates states,
+      CompiledQuery aggregating,
+      int bucketKey,
+      Optional<Bucketing> subBuckets,
+      Optional<Bucketing> targetBuckets) {
+
+    static Layout of(CompiledQuery query, ViewPlan plan) {
+      Optional<CompiledQuery> finer;
+      try {
+        finer = SubBucketQuery.of(plan);
+      } catch (InvalidViewException e) {
+        // The same plan compiled as the view's query: no other outcome is expected.
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+      PartialStates states = query.partialStates().orElseThrow();
+      int bucketKey = -1;
+      for (int k = 0; k < states.keys(); k++) {
+        if (states.columns().get(k).equals(plan.bucketOutput())) {
+          bucketKey = k;
+        }
+      }
+      Bucketing bucketing = plan.bucketing();
+      return new Layout(
+          plan,
+          states,
+          finer.orElse(query),
+          bucketKey,
+          finer.map(sub -> bucketing.subBuckets().orElseThrow()),
+          finer.map(
+              sub ->
+                  Bucketing.of(
+                      bucketing.granularity(),
+                      bucketing.columnType().targetType(),
+                      bucketing.zone())));
+    }
+
+    boolean isSubBucketed() {
+      return subBuckets.isPresent();
+    }
+
+    /** The view's bucket (a target value) of a sub-bucket (a target value), null for null. */
+    Object bucketOf(Object subBucket) {
+      if (targetBuckets.isEmpty()) {
+        return subBucket;
+      }
+      if (subBucket instanceof Integer day) {
+        return (int) targetBuckets.get().floor(day);
+      }
+      return subBucket == null ? null : targetBuckets.get().floor((Long) subBucket);
+    }
+  }
+
+  private StateTable(Table table, Schema schema, Layout layout, String rebuilt) {
     this.table = table;
     this.schema = schema;
-    this.states = states;
-    this.plan = plan;
-    this.keyTypes = new Type[states.keys()];
+    this.layout = layout;
+    this.rebuilt = rebuilt;
+    this.keyTypes = new Type[layout.states().keys()];
     for (int k = 0; k < keyTypes.length; k++) {
       keyTypes[k] = schema.columns().get(k).type();
     }
@@ -93,22 +166,18 @@ final class StateTable {
    *     create for this view
    */
   static StateTable prepare(
-      Catalog catalog,
-      CompiledView view,
-      ViewPlan plan,
-      Optional<PartialStates> partialStates,
-      Table target) {
-    if (partialStates.isEmpty()) {
+      Catalog catalog, CompiledView view, ViewPlan plan, CompiledQuery query, Table target) {
+    if (query.partialStates().isEmpty()) {
       return null;
     }
-    PartialStates states = partialStates.get();
-    Schema wanted = schema(states, target.schema());
+    Layout layout = Layout.of(query, plan);
+    Schema wanted = schema(layout, target.schema());
     TableIdentifier id = identifier(view.target().identifier());
     Table table;
     try {
       table = catalog.loadTable(id);
     } catch (NoSuchTableException e) {
-      return new StateTable(create(catalog, view, plan, wanted, id, target), wanted, states, plan);
+      return new StateTable(create(catalog, view, plan, wanted, id, target), wanted, layout, null);
     }
     if (!view.name().equals(table.properties().get(FloeProperties.VIEW))
         || table.properties().get(FloeProperties.STATE_OF) == null) {
@@ -120,11 +189,22 @@ final class StateTable {
               + "' exists and was not created by Floe for it: refusing to use it; drop it");
     }
     if (!table.schema().sameSchema(wanted)) {
-      LOG.info("State table {} of view {} has other columns: creating it again", id, view.name());
+      // Another definition's states, or the layout of an earlier release (states per bucket,
+      // without the sub-bucket column): never read as this one's.
+      String reason =
+          "the state table of view "
+              + view.name()
+              + " had other columns than its partial states need ("
+              + (table.schema().findField(SUB_BUCKET) == null && layout.isSubBucketed()
+                  ? "no sub-buckets"
+                  : "another layout")
+              + ")";
+      LOG.info("State table {}: {}: creating it again", id, reason);
       catalog.dropTable(id, true);
-      return new StateTable(create(catalog, view, plan, wanted, id, target), wanted, states, plan);
+      return new StateTable(
+          create(catalog, view, plan, wanted, id, target), wanted, layout, reason);
     }
-    return new StateTable(table, table.schema(), states, plan);
+    return new StateTable(table, table.schema(), layout, null);
   }
 
   /**
@@ -198,12 +278,19 @@ final class StateTable {
    * The columns of the state: the group keys as the target holds them, in group-row order, then the
    * parts of each aggregate's state.
    */
-  static Schema schema(PartialStates states, Schema target) {
+  static Schema schema(Layout layout, Schema target) {
+    ViewPlan plan = layout.plan();
+    PartialStates states = layout.states();
     List<Types.NestedField> columns = new ArrayList<>();
     int id = 1;
     for (int k = 0; k < states.keys(); k++) {
       String name = states.columns().get(k);
       columns.add(Types.NestedField.optional(id++, name, target.findField(name).type()));
+    }
+    if (layout.isSubBucketed()) {
+      columns.add(
+          Types.NestedField.optional(
+              id++, SUB_BUCKET, target.findField(plan.bucketOutput()).type()));
     }
     for (int a = 0; a < states.states().size(); a++) {
       String name = states.columns().get(states.keys() + a);
@@ -229,6 +316,10 @@ final class StateTable {
     return schema;
   }
 
+  Layout layout() {
+    return layout;
+  }
+
   /**
    * The {@code plan}, or a full refresh when it would fold into a state of the view's ({@code
    * states}, or null for none) that the target's {@code bookmark} does not record and that cannot
@@ -241,7 +332,9 @@ final class StateTable {
         && recompute.mode() != RefreshOutcome.Mode.FULL
         && !states.trust(bookmark)) {
       return RefreshPlanner.Recompute.full(
-          "the partial states of view " + view + " are not those its target records");
+          states.rebuilt != null
+              ? states.rebuilt
+              : "the partial states of view " + view + " are not those its target records");
     }
     return plan;
   }
@@ -284,9 +377,10 @@ final class StateTable {
     if (table.currentSnapshot() == null) {
       return rows;
     }
-    String bucket = plan.bucketOutput();
+    String bucket = layout.plan().bucketOutput();
     org.apache.iceberg.expressions.Expression filter =
-        BucketFilters.of(bucket, plan.bucketing().columnType().targetType(), ranges, nullBucket);
+        BucketFilters.of(
+            bucket, layout.plan().bucketing().columnType().targetType(), ranges, nullBucket);
     try (CloseableIterable<Record> records =
         IcebergGenerics.read(table)
             .useSnapshot(table.currentSnapshot().snapshotId())
@@ -309,16 +403,23 @@ final class StateTable {
     return rows;
   }
 
-  /** A state row as a group row: the keys, then each aggregate's parts. */
+  /**
+   * A state row as a group row: the keys (the sub-bucket in the bucket's place), then each
+   * aggregate's parts.
+   */
   private Object[] groupRow(Record record) {
-    int keys = states.keys();
-    Object[] row = new Object[keys + states.states().size()];
+    int keys = layout.states().keys();
+    Object[] row = new Object[keys + layout.states().states().size()];
     int column = 0;
     for (int k = 0; k < keys; k++, column++) {
       row[k] = IcebergValues.toNative(keyTypes[k], record.get(column));
     }
-    for (int a = 0; a < states.states().size(); a++) {
-      List<PartialState.Part> parts = states.states().get(a).parts();
+    if (layout.isSubBucketed()) {
+      row[layout.bucketKey()] =
+          IcebergValues.toNative(keyTypes[layout.bucketKey()], record.get(column++));
+    }
+    for (int a = 0; a < layout.states().states().size(); a++) {
+      List<PartialState.Part> parts = layout.states().states().get(a).parts();
       Object[] values = new Object[parts.size()];
       for (int p = 0; p < values.length; p++, column++) {
         values[p] = IcebergValues.toNative(schema.columns().get(column).type(), record.get(column));
@@ -333,7 +434,7 @@ final class StateTable {
    * the table and aggregated from the source has equal keys; the row's keys are set to them.
    */
   List<Object> key(Object[] row) {
-    Object[] key = new Object[states.keys()];
+    Object[] key = new Object[layout.states().keys()];
     for (int k = 0; k < key.length; k++) {
       row[k] = IcebergValues.toNative(keyTypes[k], IcebergValues.toIceberg(keyTypes[k], row[k]));
       key[k] = row[k];
@@ -341,13 +442,20 @@ final class StateTable {
     return Arrays.asList(key);
   }
 
-  /** A group row as a row of the state table's columns, for {@link TargetWriter}. */
+  /**
+   * A group row (the sub-bucket in the bucket's place) as a row of the state table's columns, for
+   * {@link TargetWriter}.
+   */
   Object[] stateRow(Object[] row) {
     Object[] out = new Object[schema.columns().size()];
-    int keys = states.keys();
+    int keys = layout.states().keys();
     System.arraycopy(row, 0, out, 0, keys);
     int column = keys;
-    for (int a = 0; a < states.states().size(); a++) {
+    if (layout.isSubBucketed()) {
+      out[layout.bucketKey()] = layout.bucketOf(row[layout.bucketKey()]);
+      out[column++] = row[layout.bucketKey()];
+    }
+    for (int a = 0; a < layout.states().states().size(); a++) {
       for (Object part : (Object[]) row[keys + a]) {
         out[column++] = part;
       }
@@ -361,19 +469,42 @@ final class StateTable {
    * @param stored the stored rows, keyed as {@link #read} keys them; the map is the result
    */
   Map<List<Object>, Object[]> merge(Map<List<Object>, Object[]> stored, List<Object[]> delta) {
-    int keys = states.keys();
+    int keys = layout.states().keys();
     for (Object[] row : delta) {
       Object[] existing = stored.get(key(row));
       if (existing == null) {
         stored.put(key(row), row);
         continue;
       }
-      for (int a = 0; a < states.states().size(); a++) {
+      for (int a = 0; a < layout.states().states().size(); a++) {
         existing[keys + a] =
-            states.states().get(a).merge((Object[]) existing[keys + a], (Object[]) row[keys + a]);
+            layout
+                .states()
+                .states()
+                .get(a)
+                .merge((Object[]) existing[keys + a], (Object[]) row[keys + a]);
       }
     }
     return stored;
+  }
+
+  /**
+   * The view's groups of the given sub-bucket group rows: the states of the sub-buckets of each
+   * bucket merged into one group row of that bucket.
+   */
+  List<Object[]> viewGroups(Iterable<Object[]> subBucketRows) {
+    if (!layout.isSubBucketed()) {
+      List<Object[]> rows = new ArrayList<>();
+      subBucketRows.forEach(rows::add);
+      return rows;
+    }
+    List<Object[]> inBuckets = new ArrayList<>();
+    for (Object[] row : subBucketRows) {
+      Object[] copy = row.clone();
+      copy[layout.bucketKey()] = layout.bucketOf(row[layout.bucketKey()]);
+      inBuckets.add(copy);
+    }
+    return new ArrayList<>(merge(new LinkedHashMap<>(), inBuckets).values());
   }
 
   /**

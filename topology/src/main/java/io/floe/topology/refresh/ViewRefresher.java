@@ -194,7 +194,7 @@ public final class ViewRefresher {
     try {
       Catalog targets = catalog(view.target().catalog(), view);
       target = TargetTables.prepare(targets, view, viewPlan);
-      states = StateTable.prepare(targets, view, viewPlan, query.query().partialStates(), target);
+      states = StateTable.prepare(targets, view, viewPlan, query.query(), target);
     } catch (TargetTables.TargetNotOwnedException e) {
       throw new ViewRefreshException(e.getMessage());
     } catch (CommitGuard.SupersededException e) {

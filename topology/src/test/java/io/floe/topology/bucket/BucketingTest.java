@@ -254,4 +254,34 @@ class BucketingTest {
     assertThat(nanos.fromInstant(Instant.parse("2262-04-11T23:47:17Z"))).isEqualTo(Long.MAX_VALUE);
     assertThat(BucketColumnType.TIMESTAMP.fromInstant(Instant.MIN)).isEqualTo(Long.MIN_VALUE);
   }
+
+  @Test
+  void shouldCutDayAndLongerBucketsIntoHoursOfTheViewsZoneAndDateBucketsIntoDays() {
+    // Given buckets of several granularities, column types and zones
+    ZoneId kolkata = ZoneId.of("Asia/Kolkata");
+    Bucketing weekly = Bucketing.of(Granularity.WEEK, BucketColumnType.TIMESTAMPTZ, kolkata);
+
+    // When their sub-buckets are asked for
+    Bucketing hours = weekly.subBuckets().orElseThrow();
+
+    // Then a week of timestamps is cut into local hours, which nest in its buckets (a half-hour
+    // offset included), weeks of dates into days, and hours, days of dates and strides not at all
+    assertThat(hours.granularity()).isEqualTo(Granularity.HOUR);
+    assertThat(hours.zone()).isEqualTo(kolkata);
+    long start = weekly.floor(1_775_000_000_000_000L);
+    assertThat(hours.floor(start)).isEqualTo(start);
+    assertThat(hours.floor(weekly.next(start) - 1)).isGreaterThanOrEqualTo(start);
+    assertThat(
+            Bucketing.utc(Granularity.MONTH, BucketColumnType.DATE)
+                .subBuckets()
+                .orElseThrow()
+                .granularity())
+        .isEqualTo(Granularity.DAY);
+    assertThat(Bucketing.utc(Granularity.DAY, BucketColumnType.DATE).subBuckets()).isEmpty();
+    assertThat(Bucketing.utc(Granularity.HOUR, BucketColumnType.TIMESTAMP).subBuckets()).isEmpty();
+    assertThat(
+            Bucketing.utc(Granularity.bin(Duration.ofDays(2)), BucketColumnType.TIMESTAMP)
+                .subBuckets())
+        .isEmpty();
+  }
 }

@@ -295,7 +295,7 @@ class PartialStatesRefreshTest {
     assertThat(deleted).isPositive();
     assertThat(forced.full()).isTrue();
     OracleAssertions.assertMatches(target(view), trades, current, view.query());
-    assertThat(count(stateTable(view))).isEqualTo(count(target(view)));
+    assertThat(groupsOfStates(stateTable(view), "day")).isEqualTo(count(target(view)));
     appendToTheSameDays(5);
     assertThat(refresh(view).delta()).isTrue();
   }
@@ -444,6 +444,7 @@ class PartialStatesRefreshTest {
         .containsExactly(
             "symbol",
             "week",
+            "floe__sub_bucket",
             "vwap__1__sum",
             "vwap__1__compensation",
             "vwap__2",
@@ -632,6 +633,185 @@ class PartialStatesRefreshTest {
    */
   private RefreshOutcome refreshWithoutOracle(ViewDefinition view) {
     return refreshFrom(trades, view);
+  }
+
+  /** The weekly bars of the sub-bucket tests: OHLCV and an average, over a week bucket. */
+  private static final String WEEKLY_BARS =
+      """
+      SELECT symbol, date_trunc('week', ts) AS week, min_by(price, ts) AS open,
+             max(price) AS high, min(price) AS low, max_by(price, ts) AS close,
+             sum(quantity) AS volume, avg(price) AS mean, stddev(price) AS spread
+      FROM lake.market.trades
+      GROUP BY 1, 2
+      """;
+
+  /** Trades appended one file an hour, as a streaming writer lands them. */
+  private static final int TRADES_PER_HOUR = 40;
+
+  private static final String[] DAYS = {"2026-04-06", "2026-04-07", "2026-04-08"};
+
+  /**
+   * A week of hourly files: {@value #TRADES_PER_HOUR} trades in each of hours 9 to 12 of three days
+   * of one week, one append (one file) an hour; the weekly bars refreshed once, in full.
+   */
+  private ViewDefinition weeklyBarsOverHourlyFiles() {
+    ViewDefinition view = view("weekly_bars", WEEKLY_BARS);
+    for (String day : DAYS) {
+      for (int hour = 9; hour < 13; hour++) {
+        lake.append(trades, lake.randomTrades(random, TRADES_PER_HOUR, day, hour, hour + 1));
+      }
+    }
+    assertThat(refresh(view).full()).isTrue();
+    return view;
+  }
+
+  private static boolean inHour(Record trade, int dayOfMonth, int hour) {
+    java.time.OffsetDateTime ts = (java.time.OffsetDateTime) trade.getField("ts");
+    return ts != null && ts.getDayOfMonth() == dayOfMonth && ts.getHour() == hour;
+  }
+
+  @Test
+  void shouldBuildTheStatesOfAWeeklyViewPerHourOnAFullRefresh() {
+    // Given a week of hourly files
+    // When the weekly bars are refreshed in full
+    ViewDefinition view = weeklyBarsOverHourlyFiles();
+
+    // Then the state table holds one row per group and hour, and its rows merge into the view's
+    Table state = stateTable(view);
+    assertThat(state.schema().findField(StateTable.SUB_BUCKET)).isNotNull();
+    assertThat(target(view).schema().findField(StateTable.SUB_BUCKET)).isNull();
+    assertThat(count(state)).isGreaterThan(count(target(view)));
+    assertThat(groupsOfStates(state, "week")).isEqualTo(count(target(view)));
+    assertThat(distinct(state, StateTable.SUB_BUCKET)).isEqualTo(DAYS.length * 4);
+  }
+
+  @Test
+  void shouldFoldALateRowIntoTheStatesOfItsHour() {
+    // Given weekly bars over hourly files
+    ViewDefinition view = weeklyBarsOverHourlyFiles();
+
+    // When a late trade lands in Monday's 10:00 hour
+    lake.append(trades, lake.randomTrades(random, 1, "2026-04-06", 10, 11));
+    RefreshOutcome outcome = refresh(view);
+
+    // Then the refresh reads at most twice that hour's rows, not the week (the oracle holds)
+    assertThat(outcome.work().rowsRead()).isLessThanOrEqualTo(2L * (TRADES_PER_HOUR + 1));
+  }
+
+  @Test
+  void shouldRecomputeOnlyTheDirtyHourOfAWeekAfterADelete() {
+    // Given weekly bars over hourly files
+    ViewDefinition view = weeklyBarsOverHourlyFiles();
+
+    // When the trades of one symbol in Tuesday's 11:00 hour are deleted
+    lake.deleteByPosition(trades, r -> "IBM".equals(r.getField("symbol")) && inHour(r, 7, 11));
+    RefreshOutcome outcome = refresh(view);
+
+    // Then only that hour is read again from the source, its stored states replaced, the other
+    // hours' states merged in (the oracle holds)
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(outcome.work().rowsRead()).isPositive().isLessThanOrEqualTo(2L * TRADES_PER_HOUR);
+    // and the rewritten states take the next append
+    lake.append(trades, lake.randomTrades(random, 5, "2026-04-08", 12, 13));
+    RefreshOutcome next = refresh(view);
+    assertThat(next.delta()).isTrue();
+    assertThat(next.work().rowsRead()).isEqualTo(5);
+  }
+
+  @Test
+  void shouldRecomputeOnlyTheDirtyHourOfAWeekAfterAnOverwrite() {
+    // Given weekly bars over hourly files
+    ViewDefinition view = weeklyBarsOverHourlyFiles();
+
+    // When the MSFT trades of Wednesday's 9:00 hour are replaced by two others of that hour
+    lake.overwrite(
+        trades,
+        r -> "MSFT".equals(r.getField("symbol")) && inHour(r, 8, 9),
+        lake.randomTrades(random, 2, "2026-04-08", 9, 10));
+    RefreshOutcome outcome = refresh(view);
+
+    // Then only that hour is read again (the oracle holds)
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(outcome.work().rowsRead()).isPositive().isLessThanOrEqualTo(2L * TRADES_PER_HOUR);
+  }
+
+  @Test
+  void shouldStayExactWhenStoppedBetweenTheStateCommitAndTheTargetCommitOfADelete() {
+    // Given weekly bars over hourly files
+    ViewDefinition view = weeklyBarsOverHourlyFiles();
+    long recorded = stateTable(view).currentSnapshot().snapshotId();
+
+    // When a refresh of a delete stops after committing the states and before the target
+    long deleted =
+        lake.deleteByPosition(trades, r -> "AAPL".equals(r.getField("symbol")) && inHour(r, 6, 9));
+    ViewRefresher stopping =
+        new ViewRefresher(
+            name -> lake.catalog(),
+            new RefreshHooks() {
+              @Override
+              public void stateCommitted(String name, ChunkId chunk) {
+                throw new IllegalStateException("stopped after the state commit");
+              }
+            });
+    assertThatThrownBy(
+            () ->
+                stopping.refresh(
+                    ViewRefresherTest.request(
+                        view,
+                        deleted,
+                        watermark,
+                        ViewRefresherTest.detected(trades, watermark, deleted, view)),
+                    ViewRefresher.ProgressListener.NONE))
+        .hasMessage("stopped after the state commit");
+    assertThat(stateTable(view).currentSnapshot().snapshotId()).isNotEqualTo(recorded);
+
+    // Then the next refresh sets the states back and recomputes the hour once (the oracle holds)
+    RefreshOutcome outcome = refresh(view);
+    assertThat(outcome.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(outcome.work().rowsRead()).isLessThanOrEqualTo(2L * TRADES_PER_HOUR);
+    lake.append(trades, lake.randomTrades(random, 3, "2026-04-06", 9, 10));
+    assertThat(refresh(view).delta()).isTrue();
+  }
+
+  @Test
+  void shouldRebuildAStateTableOfTheLayoutWithoutSubBucketsWithOneFullRefresh() {
+    // Given weekly bars whose state table has the layout of an earlier release (no sub-buckets)
+    ViewDefinition view = weeklyBarsOverHourlyFiles();
+    stateTable(view).updateSchema().deleteColumn(StateTable.SUB_BUCKET).commit();
+
+    // When a trade is appended
+    lake.append(trades, lake.randomTrades(random, 1, "2026-04-07", 10, 11));
+    RefreshOutcome outcome = refresh(view);
+
+    // Then the refresh is full and says why (the oracle holds), the states are kept per hour again
+    // and the next change is cheap
+    assertThat(outcome.full()).isTrue();
+    assertThat(outcome.reason())
+        .isEqualTo(
+            "the state table of view weekly_bars had other columns than its partial states need"
+                + " (no sub-buckets)");
+    assertThat(stateTable(view).schema().findField(StateTable.SUB_BUCKET)).isNotNull();
+    lake.deleteByPosition(trades, r -> "ORCL".equals(r.getField("symbol")) && inHour(r, 8, 12));
+    RefreshOutcome next = refresh(view);
+    assertThat(next.mode()).isEqualTo(RefreshOutcome.Mode.INCREMENTAL);
+    assertThat(next.work().rowsRead()).isLessThanOrEqualTo(2L * TRADES_PER_HOUR);
+  }
+
+  /** The groups (symbol and bucket) of a state table's rows: its view's groups. */
+  private static long groupsOfStates(Table state, String bucket) {
+    java.util.Set<List<Object>> groups = new java.util.HashSet<>();
+    for (Record r : IcebergFixture.readAll(state, state.currentSnapshot().snapshotId())) {
+      groups.add(List.of(r.getField("symbol"), r.getField(bucket)));
+    }
+    return groups.size();
+  }
+
+  private static long distinct(Table table, String column) {
+    java.util.Set<Object> values = new java.util.HashSet<>();
+    for (Record r : IcebergFixture.readAll(table, table.currentSnapshot().snapshotId())) {
+      values.add(r.getField(column));
+    }
+    return values.size();
   }
 
   private static long count(Table table) {

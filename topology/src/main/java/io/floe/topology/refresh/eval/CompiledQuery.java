@@ -552,7 +552,7 @@ public final class CompiledQuery implements GroupedQuery {
   }
 
   /** The plan's aggregate; the nodes above it, from the top down, are added to {@code above}. */
-  private static Aggregate aggregateOf(RelNode top, List<RelNode> above) {
+  static Aggregate aggregateOf(RelNode top, List<RelNode> above) {
     RelNode node = top;
     while (!(node instanceof Aggregate)) {
       if (node.getInputs().size() != 1) {

@@ -3,6 +3,7 @@ package io.floe.topology.refresh.eval.agg;
 import io.floe.topology.refresh.eval.vector.Vectors;
 import java.util.List;
 import java.util.function.BinaryOperator;
+import java.util.function.Function;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.sql.SqlKind;
@@ -80,13 +81,13 @@ public interface PartialState {
       return new DoubleSum();
     }
     if (kind == SqlKind.AVG && type.getSqlTypeName() != SqlTypeName.DECIMAL) {
-      return new Average(type);
+      return average(type);
     }
     if (kind == SqlKind.STDDEV_SAMP
         || kind == SqlKind.STDDEV_POP
         || kind == SqlKind.VAR_SAMP
         || kind == SqlKind.VAR_POP) {
-      return new Moments(kind, type);
+      return moments(kind, type);
     }
     return null;
   }
@@ -128,44 +129,63 @@ public interface PartialState {
   }
 
   /**
-   * avg: the Neumaier-compensated sum as its two doubles and the count of values; merged as the
-   * recompute merges the workers' accumulators, so a folded average equals a recomputed one up to
-   * the order of the terms.
+   * A state kept, in the recompute, in one accumulator per group ({@code avg}, {@code stddev},
+   * {@code variance}): its parts as the accumulator gives them, merged and finished by the rules
+   * the recompute merges its workers' accumulators by.
+   *
+   * @param parts the parts
+   * @param none the parts over no rows, for a group no row reached
+   * @param partial the parts of an accumulator
+   * @param merger the parts of two sets of parts over other rows of the same group
+   * @param finisher the aggregate's value of a set of parts
    */
-  record Average(RelDataType type) implements PartialState {
-    private static final List<Part> PARTS =
-        List.of(
-            new Part("sum", Kind.DOUBLE),
-            new Part("compensation", Kind.DOUBLE),
-            new Part("count", Kind.LONG));
-
-    @Override
-    public List<Part> parts() {
-      return PARTS;
-    }
+  record Accumulated(
+      List<Part> parts,
+      List<Object> none,
+      Function<AggregateStates.Accumulator, Object[]> partial,
+      BinaryOperator<Object[]> merger,
+      Function<Object[], Object> finisher)
+      implements PartialState {
 
     @Override
     public Object[] of(AggregateStates.State state, int group) {
       AggregateStates.Accumulator accumulator = ((AggregateStates.Boxed) state).accumulator(group);
-      return accumulator == null
-          ? new Object[] {0.0, 0.0, 0L}
-          : ((AggregateStates.Average) accumulator).doublePartial();
+      return accumulator == null ? none.toArray() : partial.apply(accumulator);
     }
 
     @Override
     public Object[] merge(Object[] stored, Object[] delta) {
-      Object[] sum = mergeSums(stored, delta);
-      return new Object[] {sum[0], sum[1], (Long) stored[2] + (Long) delta[2]};
+      return merger.apply(stored, delta);
     }
 
     @Override
     public Object result(Object[] parts) {
-      long count = (Long) parts[2];
-      return count == 0
-          ? null
-          : AggregateStates.Average.doubleResult(
-              type, (Double) parts[0] + (Double) parts[1], count);
+      return finisher.apply(parts);
     }
+  }
+
+  /**
+   * avg: the Neumaier-compensated sum as its two doubles and the count of values; merged as the
+   * recompute merges the workers' accumulators, so a folded average equals a recomputed one up to
+   * the order of the terms.
+   */
+  static Accumulated average(RelDataType type) {
+    return new Accumulated(
+        List.of(
+            new Part("sum", Kind.DOUBLE),
+            new Part("compensation", Kind.DOUBLE),
+            new Part("count", Kind.LONG)),
+        List.of(0.0, 0.0, 0L),
+        accumulator -> ((AggregateStates.Average) accumulator).doublePartial(),
+        (stored, delta) -> {
+          Object[] sum = mergeSums(stored, delta);
+          return new Object[] {sum[0], sum[1], (Long) stored[2] + (Long) delta[2]};
+        },
+        parts ->
+            (Long) parts[2] == 0
+                ? null
+                : AggregateStates.Average.doubleResult(
+                    type, (Double) parts[0] + (Double) parts[1], (Long) parts[2]));
   }
 
   /**
@@ -211,37 +231,20 @@ public interface PartialState {
    * stddev and variance: the count, mean and M2 of Welford's algorithm, merged by Chan, Golub and
    * LeVeque's pairwise update, as a recompute merges its workers' accumulators.
    */
-  record Moments(SqlKind kind, RelDataType type) implements PartialState {
-    private static final List<Part> PARTS =
+  static Accumulated moments(SqlKind kind, RelDataType type) {
+    return new Accumulated(
         List.of(
             new Part("count", Kind.LONG),
             new Part("mean", Kind.DOUBLE),
-            new Part("m2", Kind.DOUBLE));
-
-    @Override
-    public List<Part> parts() {
-      return PARTS;
-    }
-
-    @Override
-    public Object[] of(AggregateStates.State state, int group) {
-      AggregateStates.Accumulator accumulator = ((AggregateStates.Boxed) state).accumulator(group);
-      return accumulator == null
-          ? new Object[] {0L, 0.0, 0.0}
-          : ((AggregateStates.Moments) accumulator).partial();
-    }
-
-    @Override
-    public Object[] merge(Object[] stored, Object[] delta) {
-      AggregateStates.Moments merged = AggregateStates.Moments.of(kind, type, stored);
-      merged.merge(AggregateStates.Moments.of(kind, type, delta));
-      return merged.partial();
-    }
-
-    @Override
-    public Object result(Object[] parts) {
-      return AggregateStates.Moments.of(kind, type, parts).result();
-    }
+            new Part("m2", Kind.DOUBLE)),
+        List.of(0L, 0.0, 0.0),
+        accumulator -> ((AggregateStates.Moments) accumulator).partial(),
+        (stored, delta) -> {
+          AggregateStates.Moments merged = AggregateStates.Moments.of(kind, type, stored);
+          merged.merge(AggregateStates.Moments.of(kind, type, delta));
+          return merged.partial();
+        },
+        parts -> AggregateStates.Moments.of(kind, type, parts).result());
   }
 
   /**
